@@ -1,0 +1,126 @@
+// bench/send: throughput of the accept path against its ceiling, measured in one run on this machine.
+//   npm run bench:send            (BENCH_SECONDS=10 by default, BENCH_CONNECTIONS=50)
+// The service runs in this process on a fresh SQLite file (synchronous=FULL) on the disk of os.tmpdir();
+// the load comes from autocannon in a child process, so that the generator does not share the server's
+// event loop. The ceiling is a bare Fastify route in this process that receives the same POST body (parsed
+// by Fastify's JSON parser) and answers a fixed JSON object.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { sql } from 'kysely';
+import { bootstrap } from '../src/accounts/bootstrap.js';
+import { loadConfig } from '../src/config.js';
+import { createContext } from '../src/context.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { buildApp } from '../src/http/app.js';
+import { committerFor } from '../src/sending/group-commit.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const TOKEN = 'bench-server-token-000000000000001';
+const FROM = 'sender@bench.example';
+
+interface Result {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+const autocannonBin = join(createRequire(import.meta.url).resolve('autocannon/package.json'), '..', 'autocannon.js');
+
+function load(url: string, bodyFile: string, connections: number, seconds: number): Promise<Result> {
+  const args = [autocannonBin, '-j', '-c', String(connections), '-d', String(seconds), '-m', 'POST', '-i', bodyFile];
+  for (const h of ['content-type=application/json', `x-service-server-token=${TOKEN}`]) args.push('-H', h);
+  args.push(url);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as Result) : reject(new Error(`autocannon exited with ${code}`))));
+  });
+}
+
+async function measure(name: string, url: string, body: string, connections: number): Promise<Result & { cpuPerRequest: number }> {
+  const file = join(dir, `${name}.json`);
+  writeFileSync(file, body);
+  await load(url, file, connections, Math.min(2, SECONDS)); // warm-up (JIT, page cache)
+  const cpu = process.cpuUsage();
+  const r = await load(url, file, connections, SECONDS);
+  const used = process.cpuUsage(cpu);
+  if (r.non2xx || r.errors || r.timeouts) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts`);
+  // CPU time of this (the server's) process per request: a figure that other load on the machine moves less
+  // than requests per second.
+  return { ...r, cpuPerRequest: (used.user + used.system) / r.requests.total };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'mailroom-bench-'));
+const config = loadConfig({
+  MAILROOM_DATABASE_URL: join(dir, 'mailroom.db'),
+  MAILROOM_PORT: '0',
+  MAILROOM_LOG_LEVEL: 'warn',
+  MAILROOM_SERVER_TOKEN: TOKEN,
+  MAILROOM_ACCOUNT_TOKEN: 'bench-account-token-00000000000001',
+  MAILROOM_SECRET_KEY: 'bench-secret-key-bench-secret-key-0123456789',
+});
+const ctx = createContext(config);
+await migrateToLatest(ctx.database);
+await bootstrap(ctx.database, config, Date.now());
+const account = await ctx.db.selectFrom('accounts').select('id').executeTakeFirstOrThrow();
+const domain = await ctx.db.insertInto('domains').values({ account_id: account.id, name: 'bench.example', created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
+await ctx.db.insertInto('sender_signatures').values({ account_id: account.id, domain_id: domain.id, email: FROM, name: 'Bench', confirmed: 1, created_at: Date.now() }).execute();
+
+const app = await buildApp(ctx);
+await app.listen({ host: '127.0.0.1', port: 0 });
+const port = (app.server.address() as { port: number }).port;
+const bare = Fastify({ logger: false });
+bare.post('/bare', async () => ({ To: 'to@example.net', SubmittedAt: '2026-01-01T00:00:00.000+00:00', MessageID: '00000000-0000-4000-8000-000000000000', ErrorCode: 0, Message: 'OK' }));
+await bare.listen({ host: '127.0.0.1', port: 0 });
+const barePort = (bare.server.address() as { port: number }).port;
+
+const message = (i: number) => ({ From: `Bench <${FROM}>`, To: `rcpt${i}@example.net`, Subject: 'Your receipt', HtmlBody: '<html><body><p>Thank you for your order.</p><a href="https://example.net/o/1">See it</a></body></html>', Tag: 'receipt' });
+const single = JSON.stringify(message(1));
+const batch = JSON.stringify(Array.from({ length: 500 }, (_, i) => message(i)));
+
+const count = async () => Number((await ctx.db.selectFrom('messages').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const pragma = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(ctx.db);
+const sync = ['OFF', 'NORMAL', 'FULL', 'EXTRA'][pragma.rows[0].synchronous];
+console.log(`bench/send: ${SECONDS}s per run, ${CONNECTIONS} connections, SQLite synchronous=${sync} at ${dir}`);
+
+const ceiling = await measure('bare', `http://127.0.0.1:${barePort}/bare`, single, CONNECTIONS);
+const before = await count();
+const email = await measure('email', `http://127.0.0.1:${port}/email`, single, CONNECTIONS);
+const afterSingle = await count();
+const groups = { ...committerFor(ctx).stats };
+const batchConnections = Math.max(1, Math.min(CONNECTIONS, 4));
+const batched = await measure('batch', `http://127.0.0.1:${port}/email/batch`, batch, batchConnections);
+const afterBatch = await count();
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const rows = [
+  ['bare Fastify route (ceiling)', `${fmt(ceiling.requests.average)} req/s`, `${ceiling.latency.p50} ms`, `${ceiling.latency.p99} ms`],
+  ['POST /email (1 recipient)', `${fmt(email.requests.average)} req/s`, `${email.latency.p50} ms`, `${email.latency.p99} ms`],
+  [`POST /email/batch (500 msgs, ${batchConnections} conn)`, `${fmt(batched.requests.average * 500)} msg/s`, `${batched.latency.p50} ms`, `${batched.latency.p99} ms`],
+];
+rows[0].push(`${fmt(ceiling.cpuPerRequest)} µs/req`);
+rows[1].push(`${fmt(email.cpuPerRequest)} µs/req`);
+rows[2].push(`${fmt(batched.cpuPerRequest / 500)} µs/msg`);
+console.log(['', 'throughput', 'p50', 'p99', 'server CPU'].join(' | '));
+for (const r of rows) console.log(r.join(' | '));
+const avg = loadavg().map((n) => n.toFixed(1)).join(' ');
+console.log(`load average: ${avg} on ${cpus().length} CPUs (other work on the machine lowers every figure)`);
+const ratio = email.requests.average / ceiling.requests.average;
+console.log(`/email / bare = ${ratio.toFixed(2)} (target >= 0.50); by server CPU per request: ${(ceiling.cpuPerRequest / email.cpuPerRequest).toFixed(2)}`);
+console.log(`/email/batch = ${fmt(batched.requests.average * 500)} messages/s (target >= 20,000); ${(batched.requests.average * 500 / ceiling.requests.average).toFixed(2)}x the bare route's requests/s`);
+console.log(`group commit: ${(groups.requests / groups.transactions).toFixed(1)} /email requests per transaction on average`);
+console.log(`stored: ${fmt(afterSingle - before)} messages from /email runs, ${fmt(afterBatch - afterSingle)} from /email/batch runs (warm-ups included)`);
+
+await app.close();
+await bare.close();
+await ctx.close();
+rmSync(dir, { recursive: true, force: true });

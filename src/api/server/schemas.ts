@@ -1,0 +1,26 @@
+import { Type } from 'typebox';
+
+const Str = Type.String({ maxLength: 2048 });
+
+/** Writable server fields (reference.md, "Servers"); shared with the account's /servers API. */
+export const ServerSettingsFields = {
+  Name: Type.Optional(Str),
+  Color: Type.Optional(Str),
+  SmtpApiActivated: Type.Optional(Type.Boolean()),
+  RawEmailEnabled: Type.Optional(Type.Boolean()),
+  InboundHookUrl: Type.Optional(Str),
+  BounceHookUrl: Type.Optional(Str),
+  OpenHookUrl: Type.Optional(Str),
+  DeliveryHookUrl: Type.Optional(Str),
+  ClickHookUrl: Type.Optional(Str),
+  PostFirstOpenOnly: Type.Optional(Type.Boolean()),
+  InboundDomain: Type.Optional(Str),
+  InboundSpamThreshold: Type.Optional(Type.Integer()),
+  TrackOpens: Type.Optional(Type.Boolean()),
+  TrackLinks: Type.Optional(Str),
+  IncludeBounceContentInHook: Type.Optional(Type.Boolean()),
+  EnableSmtpApiErrorHooks: Type.Optional(Type.Boolean()),
+  RetentionDays: Type.Optional(Type.Integer()),
+};
+
+export const ServerSettingsBody = Type.Optional(Type.Object(ServerSettingsFields));

@@ -1,0 +1,30 @@
+import { Type } from 'typebox';
+
+/** Stream IDs are at most 30 characters; a longer path segment can only miss (1226). */
+export const StreamParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+
+export const ListStreamsQuery = Type.Object({
+  messagestreamtype: Type.Optional(Type.String({ maxLength: 50 })),
+  includearchivedstreams: Type.Optional(Type.Boolean()),
+});
+
+// The fields are checked by the domain module, which answers each rule with its published code (1221-1237);
+// the schema only insists on a JSON object.
+export const StreamBody = Type.Optional(Type.Object({}, { additionalProperties: true }));
+
+const Timestamp = Type.Union([Type.String(), Type.Null()]);
+
+export const StreamRecord = Type.Object({
+  ID: Type.String(),
+  ServerID: Type.Integer(),
+  Name: Type.String(),
+  Description: Type.String(),
+  MessageStreamType: Type.String(),
+  CreatedAt: Timestamp,
+  UpdatedAt: Timestamp,
+  ArchivedAt: Timestamp,
+  ExpectedPurgeDate: Timestamp,
+  SubscriptionManagementConfiguration: Type.Object({ UnsubscribeHandlingType: Type.String() }),
+});
+
+export const ArchiveRecord = Type.Object({ ID: Type.String(), ServerID: Type.Integer(), ExpectedPurgeDate: Timestamp });

@@ -1,0 +1,65 @@
+// Plain-text bounces: the non-delivery reports of MTAs and providers that send no RFC 3464 DSN (qmail,
+// Exim before multipart reports, Yahoo's "Sorry, we were unable to deliver your message"). They are
+// recognized by sender and subject, and read with the diagnostic-text rule table.
+import { classifyStatus } from './classify.js';
+import type { RecipientResult } from './parse-report.js';
+import { textRule } from './text-rules.js';
+
+const BOUNCE_SENDER = /^(mailer-daemon|postmaster|mail-daemon|mailer|mail\.delivery\.system|double-bounce|bounce[s]?)@/i;
+const BOUNCE_SUBJECT =
+  /undeliver|delivery (status notification|failure|failed|report|problem)|returned mail|failure notice|mail delivery (failed|failure|system|subsystem)|non[- ]?delivery|could not be delivered|delivery has failed|message not delivered|delayed mail|delivery delayed|warning: could not send/i;
+
+export function looksLikeBounce(from: string, subject: string): boolean {
+  return BOUNCE_SENDER.test(from) || BOUNCE_SUBJECT.test(subject);
+}
+
+// Where the returned copy of the original message starts (Exim, qmail, Postfix, Sendmail wordings).
+const ORIGINAL_STARTS =
+  /^\s*-{2,}.*(copy of the (original )?message|original message|below this line|returned message|message headers? follow|header of the original message)|^\s*(------ This is a copy|--- Below this line)/im;
+
+const DELAYED = /will (continue|keep) (trying|to try|attempting)|has not (yet )?been delivered|not yet been delivered|still (trying|being retried)|delivery (is |has been )?delayed|will retry|retry until/i;
+const GAVE_UP = /permanent(ly)?|gave up|giving up|could not be delivered|couldn'?t be delivered|unable to deliver|failed:|retry timeout exceeded|delivery has failed/i;
+const ADDRESS = /[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+/gi;
+const CODE_LINE = /(?:^|[\s:(])([45]\d\d)(?=[\s:-])(.*)$/;
+
+/** The returned copy of the original message (its header section first), when the bounce quotes one. */
+export function returnedCopy(body: string): string {
+  const cut = body.search(ORIGINAL_STARTS);
+  if (cut < 0) return '';
+  const rest = body.slice(cut);
+  return rest.slice(rest.indexOf('\n') + 1).replace(/^\s*\n/, '');
+}
+
+export function analysePlainBounce(body: string, from: string): RecipientResult | null {
+  const cut = body.search(ORIGINAL_STARTS);
+  const report = (cut > 0 ? body.slice(0, cut) : body).replace(/\r\n?/g, '\n');
+  if (!report.trim()) return null;
+
+  const lines = report.split('\n').map((l) => l.trim());
+  let diagnostic: string | null = null;
+  for (const l of lines) {
+    const m = CODE_LINE.exec(l);
+    if (m) {
+      diagnostic = `${m[1]}${m[2]}`.replace(/^(\d{3}):/, '$1').trim();
+      break;
+    }
+  }
+  if (!diagnostic) diagnostic = lines.find((l) => l && textRule(l) !== null) ?? null;
+
+  const delayed = DELAYED.test(report) && !GAVE_UP.test(report);
+  const action = delayed ? 'delayed' : 'failed';
+  const c = classifyStatus({ text: diagnostic ?? report.slice(0, 2000), action });
+
+  const fromLower = from.toLowerCase();
+  const email =
+    (report.match(ADDRESS) ?? []).find((a) => a.toLowerCase() !== fromLower && !/^(mailer-daemon|postmaster)@/i.test(a)) ?? null;
+  return {
+    email,
+    action,
+    status: null,
+    diagnostic,
+    remoteMta: null,
+    ...c,
+    details: (diagnostic ?? (delayed ? 'Delivery delayed' : 'Undeliverable')).slice(0, 1000),
+  };
+}

@@ -1,0 +1,182 @@
+// Typed configuration read once from the environment. Every variable is optional; a bad value stops the
+// process with a message naming the variable (see README, "Configuration").
+
+export type Role = 'all' | 'api' | 'worker';
+
+export interface DnsServer {
+  host: string;
+  port: number;
+}
+
+export interface SmtpRelay {
+  url: string;
+  secure: boolean;
+  host: string;
+  port: number;
+  user?: string;
+  pass?: string;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string;
+  publicUrl: string;
+  smtpRelay: SmtpRelay | null;
+  mxPort: number;
+  inboundSmtpHost: string;
+  inboundSmtpPort: number;
+  dnsServers: DnsServer[] | null;
+  returnPathDomain: string;
+  spfInclude: string;
+  webhookAllowPrivate: boolean;
+  accountToken: string | null;
+  serverToken: string | null;
+  logLevel: string;
+  /** Key material for link signatures and encryption at rest; see secret-key.ts. */
+  secretKey: string | null;
+  /** Delivery tuning: jobs in flight per worker process, and per destination domain. */
+  deliveryConcurrency: number;
+  deliveryDomainConcurrency: number;
+  /** Give up on a transiently failing recipient after this many hours (then a SoftBounce). */
+  deliveryMaxAgeHours: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name];
+  return v === undefined || v === '' ? fallback : v;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  if (!/^\d+$/.test(v)) throw new ConfigError(name, `expected a whole number, got ${JSON.stringify(v)}`);
+  const n = Number(v);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(v)) return true;
+  if (/^(0|false|no|off)$/i.test(v)) return false;
+  throw new ConfigError(name, `expected true or false, got ${JSON.stringify(v)}`);
+}
+
+const HOSTNAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+function hostname(env: Env, name: string, fallback: string): string {
+  const v = str(env, name, fallback).toLowerCase();
+  if (!HOSTNAME.test(v)) throw new ConfigError(name, `not a valid host name: ${JSON.stringify(v)}`);
+  return v;
+}
+
+function parseRelay(env: Env): SmtpRelay | null {
+  const name = 'MAILROOM_SMTP_RELAY';
+  const v = env[name];
+  if (v === undefined || v === '') return null;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(name, 'expected smtp://[user:pass@]host:port or smtps://...');
+  }
+  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new ConfigError(name, `unsupported scheme ${u.protocol}`);
+  if (!u.hostname) throw new ConfigError(name, 'missing host');
+  const secure = u.protocol === 'smtps:';
+  return {
+    url: v,
+    secure,
+    host: u.hostname.replace(/^\[|\]$/g, ''),
+    port: u.port ? Number(u.port) : secure ? 465 : 587,
+    user: u.username ? decodeURIComponent(u.username) : undefined,
+    pass: u.password ? decodeURIComponent(u.password) : undefined,
+  };
+}
+
+function parseDnsServers(env: Env): DnsServer[] | null {
+  const name = 'MAILROOM_DNS_SERVERS';
+  const v = env[name];
+  if (v === undefined || v.trim() === '' || v.trim() === 'system') return null;
+  return v.split(',').map((part) => {
+    const s = part.trim();
+    // ip, ip:port, [v6]:port
+    const m = /^\[([0-9a-f:.]+)\](?::(\d+))?$/i.exec(s) ?? /^([0-9.]+)(?::(\d+))?$/.exec(s) ?? /^([0-9a-f:]+)$/i.exec(s);
+    if (!m) throw new ConfigError(name, `not an ip[:port]: ${JSON.stringify(s)}`);
+    const port = m[2] ? Number(m[2]) : 53;
+    if (port < 1 || port > 65535) throw new ConfigError(name, `bad port in ${JSON.stringify(s)}`);
+    return { host: m[1], port };
+  });
+}
+
+function parseUrl(env: Env, name: string, fallback: string): string {
+  const v = str(env, name, fallback);
+  try {
+    const u = new URL(v);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ConfigError(name, `expected an absolute http(s) URL, got ${JSON.stringify(v)}`);
+  }
+  return v.replace(/\/+$/, '');
+}
+
+function parseDatabaseUrl(env: Env): string {
+  const v = str(env, 'MAILROOM_DATABASE_URL', './data/mailroom.db');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v) && !/^postgres(ql)?:\/\//i.test(v) && !/^file:\/\//i.test(v)) {
+    throw new ConfigError('MAILROOM_DATABASE_URL', 'expected a file path (SQLite) or postgres://...');
+  }
+  return v;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const returnPathDomain = hostname(env, 'MAILROOM_RETURN_PATH_DOMAIN', 'bounces.localhost');
+  const logLevel = str(env, 'MAILROOM_LOG_LEVEL', 'info');
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('MAILROOM_LOG_LEVEL', `one of ${LOG_LEVELS.join(', ')}`);
+  const token = (name: string) => {
+    const v = env[name];
+    if (v === undefined || v === '') return null;
+    if (v.length < 16 || /\s/.test(v)) throw new ConfigError(name, 'a token needs at least 16 characters and no spaces');
+    return v;
+  };
+  const secretKey = env.MAILROOM_SECRET_KEY ? env.MAILROOM_SECRET_KEY : null;
+  if (secretKey !== null && secretKey.length < 32) throw new ConfigError('MAILROOM_SECRET_KEY', 'needs at least 32 characters');
+  return {
+    host: str(env, 'MAILROOM_HOST', '127.0.0.1'),
+    port: int(env, 'MAILROOM_PORT', 8080, 0, 65535),
+    databaseUrl: parseDatabaseUrl(env),
+    publicUrl: parseUrl(env, 'MAILROOM_PUBLIC_URL', 'http://localhost:8080'),
+    smtpRelay: parseRelay(env),
+    mxPort: int(env, 'MAILROOM_MX_PORT', 25, 1, 65535),
+    inboundSmtpHost: str(env, 'MAILROOM_INBOUND_SMTP_HOST', '127.0.0.1'),
+    inboundSmtpPort: int(env, 'MAILROOM_INBOUND_SMTP_PORT', 2525, 0, 65535),
+    dnsServers: parseDnsServers(env),
+    returnPathDomain,
+    spfInclude: hostname(env, 'MAILROOM_SPF_INCLUDE', `spf.${returnPathDomain}`),
+    webhookAllowPrivate: bool(env, 'MAILROOM_WEBHOOK_ALLOW_PRIVATE', false),
+    accountToken: token('MAILROOM_ACCOUNT_TOKEN'),
+    serverToken: token('MAILROOM_SERVER_TOKEN'),
+    logLevel,
+    secretKey,
+    deliveryConcurrency: int(env, 'MAILROOM_DELIVERY_CONCURRENCY', 64, 1, 10000),
+    deliveryDomainConcurrency: int(env, 'MAILROOM_DELIVERY_DOMAIN_CONCURRENCY', 16, 1, 10000),
+    deliveryMaxAgeHours: int(env, 'MAILROOM_DELIVERY_MAX_AGE_HOURS', 72, 1, 24 * 30),
+  };
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}

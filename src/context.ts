@@ -1,0 +1,64 @@
+// The composition root: everything a request handler or a worker needs, built once from the config.
+// Tests build the same thing with their own database, clock and configuration.
+import { Resolver } from 'node:dns/promises';
+import type { Kysely } from 'kysely';
+import { type Clock, systemClock } from './clock.js';
+import type { Config } from './config.js';
+import { resolveSecretKey } from './crypto/secret-key.js';
+import { createSecrets, type Secrets } from './crypto/secrets.js';
+import { type Db, type Dialect, type DbOptions, openDatabase } from './db/database.js';
+import type { Database } from './db/schema.js';
+import { JobRunner } from './jobs/runner.js';
+import { Scheduler } from './jobs/scheduler.js';
+import { createLogger, type Logger } from './logger.js';
+
+export interface AppContext {
+  config: Config;
+  database: Db;
+  db: Kysely<Database>;
+  dialect: Dialect;
+  clock: Clock;
+  logger: Logger;
+  secrets: Secrets;
+  /** DNS for MX lookups and verification; MAILROOM_DNS_SERVERS when set, else the system's. */
+  dns: Resolver;
+  /** Runs queued jobs when this process has the worker role; API processes only wake() it. */
+  runner: JobRunner;
+  scheduler: Scheduler;
+  close(): Promise<void>;
+}
+
+export interface ContextOverrides {
+  clock?: Clock;
+  logger?: Logger;
+  dbOptions?: DbOptions;
+  secretKey?: string;
+}
+
+export function createContext(config: Config, o: ContextOverrides = {}): AppContext {
+  const logger = o.logger ?? createLogger(config.logLevel);
+  const clock = o.clock ?? systemClock;
+  const database = openDatabase(config.databaseUrl, o.dbOptions);
+  const secrets = createSecrets(o.secretKey ?? resolveSecretKey(config));
+  const dns = new Resolver({ timeout: 3000, tries: 2 });
+  if (config.dnsServers) dns.setServers(config.dnsServers.map((s) => (s.host.includes(':') ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`)));
+  const runner = new JobRunner({ database, clock, logger });
+  const scheduler = new Scheduler(clock, logger);
+  return {
+    config,
+    database,
+    db: database.db,
+    dialect: database.dialect,
+    clock,
+    logger,
+    secrets,
+    dns,
+    runner,
+    scheduler,
+    async close() {
+      await scheduler.stop();
+      await runner.stop();
+      await database.close();
+    },
+  };
+}

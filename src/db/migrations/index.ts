@@ -1,0 +1,26 @@
+// The static, ordered list of migrations. Names sort in the order they run; never edit one that has
+// shipped, add a new one.
+import type { Migration } from './helpers.js';
+import * as m0001 from './0001-foundation.js';
+import * as m0002 from './0002-sending.js';
+import * as m0003 from './0003-delivery.js';
+import * as m0004 from './0004-streams.js';
+import * as m0005 from './0005-tracking.js';
+import * as m0006 from './0006-senders.js';
+import * as m0007 from './0007-webhooks.js';
+import * as m0008 from './0008-bounces.js';
+import * as m0009 from './0009-templates-stats.js';
+import * as m0010 from './0010-tag-digest-indexes.js';
+
+export const migrations: Record<string, Migration> = {
+  '0001-foundation': m0001,
+  '0002-sending': m0002,
+  '0003-delivery': m0003,
+  '0004-streams': m0004,
+  '0005-tracking': m0005,
+  '0006-senders': m0006,
+  '0007-webhooks': m0007,
+  '0008-bounces': m0008,
+  '0009-templates-stats': m0009,
+  '0010-tag-digest-indexes': m0010,
+};

@@ -1,0 +1,28 @@
+import type { WithDefault } from './defaults.js';
+import type { Generated } from 'kysely';
+
+export interface ServersTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  color: WithDefault<string>;
+  delivery_type: WithDefault<'Live' | 'Sandbox'>;
+  smtp_api_activated: WithDefault<number>;
+  raw_email_enabled: WithDefault<number>;
+  inbound_hook_url: WithDefault<string>;
+  bounce_hook_url: WithDefault<string>;
+  open_hook_url: WithDefault<string>;
+  delivery_hook_url: WithDefault<string>;
+  click_hook_url: WithDefault<string>;
+  post_first_open_only: WithDefault<number>;
+  inbound_domain: WithDefault<string>;
+  inbound_hash: WithDefault<string>;
+  inbound_spam_threshold: WithDefault<number>;
+  track_opens: WithDefault<number>;
+  /** None | HtmlAndText | HtmlOnly | TextOnly */
+  track_links: WithDefault<string>;
+  include_bounce_content_in_hook: WithDefault<number>;
+  enable_smtp_api_error_hooks: WithDefault<number>;
+  retention_days: WithDefault<number>;
+  created_at: number;
+}

@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import Fastify, { LogController } from 'fastify';
+import { registerRoutes } from '../api/index.js';
+import type { AppContext } from '../context.js';
+import { registerAuth } from './auth.js';
+import { registerJsonParser } from './body-parser.js';
+import { registerErrorHandling } from './errors.js';
+import { parseQuery } from './query.js';
+import type { App } from './types.js';
+
+/** Default body limit; the sending routes raise it for themselves (10 MB message, 50 MB batch). */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** Builds the HTTP application (no listening): `app.inject()` in unit tests, `listen()` in serve. */
+export async function buildApp(ctx: AppContext): Promise<App> {
+  const app = Fastify({
+    loggerInstance: ctx.logger.child({ component: 'http' }),
+    // Per-request lines only at debug level: at thousands of sends a second they would dominate the log.
+    logController: new LogController({ disableRequestLogging: ctx.config.logLevel !== 'debug' && ctx.config.logLevel !== 'trace' }),
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 500, querystringParser: parseQuery },
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    trustProxy: false,
+    ajv: { customOptions: { coerceTypes: 'array', allErrors: false, removeAdditional: false, useDefaults: true } },
+  }).withTypeProvider() as unknown as App;
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'mailroom', version: '1.0.0', description: 'Transactional email service API' },
+      components: {
+        securitySchemes: {
+          serverToken: { type: 'apiKey', in: 'header', name: 'X-Service-Server-Token' },
+          accountToken: { type: 'apiKey', in: 'header', name: 'X-Service-Account-Token' },
+        },
+      },
+    },
+  });
+  registerJsonParser(app);
+  registerErrorHandling(app);
+  registerAuth(app, ctx);
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/healthz', { schema: { hide: true } }, async (_req, reply) => {
+    try {
+      await ctx.db.selectFrom('accounts').select('id').limit(1).execute();
+      return { status: 'ok' };
+    } catch {
+      return reply.status(503).send({ ErrorCode: 100, Message: 'Database unreachable.' });
+    }
+  });
+  await registerRoutes(app, ctx);
+  return app;
+}

@@ -1,0 +1,13 @@
+import { Type } from 'typebox';
+import { ApiError, ErrorCode } from '../errors.js';
+
+/** count (1-500) and offset, both required, as the specification's list operations take them. */
+export const PageQuery = {
+  count: Type.Integer({ minimum: 1, maximum: 500 }),
+  offset: Type.Integer({ minimum: 0 }),
+};
+
+/** Search endpoints also cap how deep one can page (specification, Limits: count + offset <= 10000). */
+export function checkDepth(count: number, offset: number, max = 10_000): void {
+  if (count + offset > max) throw new ApiError(ErrorCode.InvalidRequestFields, `count + offset must not exceed ${max}.`);
+}

@@ -1,0 +1,28 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+/** Finishes a job inside the transaction that records its outcome. */
+export async function completeJob(trx: Kysely<Database>, jobId: number): Promise<void> {
+  await trx.deleteFrom('jobs').where('id', '=', jobId).execute();
+}
+
+/** Releases a job to run again at `runAt`, keeping its attempt count (backoff is computed from it). */
+export async function rescheduleJob(
+  trx: Kysely<Database>,
+  jobId: number,
+  runAt: number,
+  error: string | null,
+  payload?: unknown,
+): Promise<void> {
+  await trx
+    .updateTable('jobs')
+    .set({
+      run_at: runAt,
+      locked_by: null,
+      locked_until: null,
+      last_error: error === null ? null : error.slice(0, 2000),
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    })
+    .where('id', '=', jobId)
+    .execute();
+}

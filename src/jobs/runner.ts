@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/database.js';
+import type { Logger } from '../logger.js';
+import { backoffDelay, DEFAULT_SCHEDULE } from './backoff.js';
+import { claimJobs } from './claim.js';
+import { completeJob, rescheduleJob } from './complete.js';
+import type { Job } from './types.js';
+
+export interface JobHandler {
+  queue: string;
+  /** Jobs of this queue in flight at once in this process. */
+  concurrency?: number;
+  /** Jobs of one group_key in flight at once in this process. */
+  groupConcurrency?: number;
+  leaseMs?: number;
+  /** After this many failed attempts the job is given up (onGiveUp, then deleted). */
+  maxAttempts?: number;
+  schedule?: readonly number[];
+  /**
+   * Does the work. On success the handler finishes the job itself (completeJob or rescheduleJob) in the
+   * transaction that records the outcome. Throwing hands the job back for a retry on `schedule`.
+   */
+  handle(job: Job): Promise<void>;
+  onGiveUp?(job: Job, error: unknown): Promise<void>;
+}
+
+export interface RunnerOptions {
+  database: Db;
+  clock: Clock;
+  logger: Logger;
+  /** How often an idle runner looks for due jobs (other processes' work, retries coming due). */
+  pollMs?: number;
+}
+
+/** Claims due jobs for its handlers and runs them with bounded concurrency. */
+export class JobRunner {
+  readonly workerId = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  private readonly handlers = new Map<string, JobHandler>();
+  private readonly inflight = new Map<string, number>();
+  private readonly groupInflight = new Map<string, number>();
+  private readonly running = new Set<Promise<void>>();
+  private stopped = true;
+  private timer: NodeJS.Timeout | null = null;
+  private wakeResolve: (() => void) | null = null;
+  private loopDone: Promise<void> | null = null;
+
+  constructor(private readonly o: RunnerOptions) {}
+
+  register(handler: JobHandler): void {
+    this.handlers.set(handler.queue, handler);
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.loopDone = this.loop();
+  }
+
+  /** Stops claiming, waits for the jobs in flight to finish. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    await this.loopDone;
+    await Promise.allSettled([...this.running]);
+  }
+
+  /** Looks for work now (after an enqueue committed in this process, or a clock change in tests). */
+  wake(): void {
+    this.wakeResolve?.();
+  }
+
+  /** Claims and runs every job due now, repeatedly, until none is left; for tests and the CLI. */
+  async runUntilIdle(maxRounds = 1000): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < maxRounds; i++) {
+      const n = await this.tick();
+      await Promise.allSettled([...this.running]);
+      total += n;
+      if (n === 0) break;
+    }
+    return total;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      let claimed = 0;
+      try {
+        claimed = await this.tick();
+      } catch (err) {
+        this.o.logger.error({ err }, 'job claim failed');
+      }
+      if (this.stopped) break;
+      if (claimed === 0) await this.idle(this.o.pollMs ?? 250);
+      else await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  private idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        if (this.timer) clearTimeout(this.timer);
+        this.timer = null;
+        this.wakeResolve = null;
+        resolve();
+      };
+      this.wakeResolve = done;
+      this.timer = setTimeout(done, ms);
+    });
+  }
+
+  /** One round: claim for each handler with spare capacity and start the jobs. Returns how many started. */
+  private async tick(): Promise<number> {
+    let started = 0;
+    for (const h of this.handlers.values()) {
+      const cap = h.concurrency ?? 16;
+      const free = cap - (this.inflight.get(h.queue) ?? 0);
+      if (free <= 0) continue;
+      const excludeGroups = h.groupConcurrency
+        ? [...this.groupInflight].filter(([g, n]) => g.startsWith(`${h.queue}|`) && n >= h.groupConcurrency!).map(([g]) => g.slice(h.queue.length + 1))
+        : [];
+      // Never more than the room left in the fullest group still claimable, so that no group passes its cap
+      // (all the jobs of one claim may belong to one group: a backlog of one slow destination).
+      let limit = Math.min(free, 100);
+      if (h.groupConcurrency) {
+        let fullest = 0;
+        for (const [g, n] of this.groupInflight) if (g.startsWith(`${h.queue}|`) && n < h.groupConcurrency) fullest = Math.max(fullest, n);
+        limit = Math.min(limit, h.groupConcurrency - fullest);
+      }
+      const jobs = await claimJobs(this.o.database, {
+        queues: [h.queue],
+        workerId: this.workerId,
+        limit,
+        leaseMs: h.leaseMs ?? 5 * 60_000,
+        now: this.o.clock.now(),
+        excludeGroups,
+      });
+      for (const job of jobs) {
+        started++;
+        this.track(h, job);
+      }
+    }
+    return started;
+  }
+
+  private track(h: JobHandler, job: Job): void {
+    const gk = job.group_key ? `${h.queue}|${job.group_key}` : null;
+    this.inflight.set(h.queue, (this.inflight.get(h.queue) ?? 0) + 1);
+    if (gk) this.groupInflight.set(gk, (this.groupInflight.get(gk) ?? 0) + 1);
+    const p = this.execute(h, job).finally(() => {
+      this.inflight.set(h.queue, (this.inflight.get(h.queue) ?? 1) - 1);
+      if (gk) {
+        const n = (this.groupInflight.get(gk) ?? 1) - 1;
+        if (n <= 0) this.groupInflight.delete(gk);
+        else this.groupInflight.set(gk, n);
+      }
+      this.running.delete(p);
+      this.wake();
+    });
+    this.running.add(p);
+  }
+
+  private async execute(h: JobHandler, job: Job): Promise<void> {
+    try {
+      await h.handle(job);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const { db } = this.o.database;
+      try {
+        if (h.maxAttempts !== undefined && job.attempts >= h.maxAttempts) {
+          this.o.logger.warn({ queue: job.queue, jobId: job.id, attempts: job.attempts, err: message }, 'job given up');
+          await h.onGiveUp?.(job, err);
+          await completeJob(db, job.id);
+        } else {
+          const delay = backoffDelay(job.attempts, h.schedule ?? DEFAULT_SCHEDULE);
+          this.o.logger.warn({ queue: job.queue, jobId: job.id, attempts: job.attempts, err: message }, 'job failed, will retry');
+          await rescheduleJob(db, job.id, this.o.clock.now() + delay, message);
+        }
+      } catch (e2) {
+        // The lease will expire and the job will be claimed again: nothing is lost.
+        this.o.logger.error({ err: e2, jobId: job.id }, 'could not record job failure');
+      }
+    }
+  }
+}

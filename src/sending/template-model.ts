@@ -1,0 +1,31 @@
+// TemplateModel on a single send (specification, "Outgoing message"): the model is substituted into Subject,
+// HtmlBody and TextBody with the template syntax of reference.md ("Templates"). A part that does not render
+// refuses the message with ErrorCode 1122 naming the part and the reason.
+import { ApiError, ErrorCode } from '../errors.js';
+import { renderTemplate } from '../templates/render.js';
+import { bad } from './fields.js';
+
+interface Parts {
+  subject: string;
+  htmlBody: string | null;
+  textBody: string | null;
+}
+
+function render(part: string, source: string, model: Record<string, unknown>): string {
+  try {
+    return renderTemplate(source, model);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new ApiError(ErrorCode.TemplateInvalidSyntax, `The ${part} could not be rendered with TemplateModel: ${reason}`);
+  }
+}
+
+export function applyTemplateModel(model: unknown, parts: Parts): Parts {
+  if (typeof model !== 'object' || model === null || Array.isArray(model)) throw bad("The field 'TemplateModel' must be an object.");
+  const m = model as Record<string, unknown>;
+  return {
+    subject: render('Subject', parts.subject, m),
+    htmlBody: parts.htmlBody === null ? null : render('HtmlBody', parts.htmlBody, m),
+    textBody: parts.textBody === null ? null : render('TextBody', parts.textBody, m),
+  };
+}

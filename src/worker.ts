@@ -1,0 +1,43 @@
+// The worker role: registers every queue handler and periodic task, then starts them. Each area adds its
+// registration here (delivery, webhooks, purges, retention, DNS re-checks, the inbound SMTP listener).
+import type { AppContext } from './context.js';
+import { purgeExpired, RETENTION_EVERY_MS } from './retention/purge.js';
+import { startInboundListener } from './inbound/listener.js';
+import { PURGE_EVERY_MS, purgeReportDigests } from './inbound/purge.js';
+import { registerDelivery } from './delivery/register.js';
+import { registerSenderWorkers } from './senders/workers.js';
+import { purgeArchivedStreams } from './streams/purge.js';
+import { purgeIdempotencyKeys } from './sending/idempotency.js';
+import { registerWebhookWorker } from './webhooks/register.js';
+
+export interface WorkerHandle {
+  stop(): Promise<void>;
+}
+
+/** Registers handlers and tasks on ctx.runner / ctx.scheduler without starting them (tests drive them). */
+export async function registerWorkers(_ctx: AppContext): Promise<Array<() => Promise<void>>> {
+  const stops: Array<() => Promise<void>> = [];
+  // area registrations go below this line
+  _ctx.scheduler.add({ name: 'retention', everyMs: RETENTION_EVERY_MS, run: async (now) => void (await purgeExpired(_ctx, now)) });
+  stops.push((await startInboundListener(_ctx)).stop);
+  _ctx.scheduler.add({ name: 'inbound-report-digests-purge', everyMs: PURGE_EVERY_MS, run: async (now) => void (await purgeReportDigests(_ctx, now)) });
+  stops.push(registerDelivery(_ctx));
+  registerSenderWorkers(_ctx);
+  _ctx.scheduler.add({ name: 'archived-streams-purge', everyMs: 10 * 60_000, run: async (now) => void (await purgeArchivedStreams(_ctx, now)) });
+  stops.push(registerWebhookWorker(_ctx));
+  _ctx.scheduler.add({ name: 'idempotency-keys-purge', everyMs: 60 * 60_000, run: (now) => purgeIdempotencyKeys(_ctx.db, now) });
+  return stops;
+}
+
+export async function startWorker(ctx: AppContext): Promise<WorkerHandle> {
+  const stops = await registerWorkers(ctx);
+  ctx.runner.start();
+  ctx.scheduler.start();
+  return {
+    async stop() {
+      for (const s of stops) await s();
+      await ctx.scheduler.stop();
+      await ctx.runner.stop();
+    },
+  };
+}

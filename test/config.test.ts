@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    assert.equal(c.host, '127.0.0.1');
+    assert.equal(c.port, 8080);
+    assert.equal(c.databaseUrl, './data/mailroom.db');
+    assert.equal(c.publicUrl, 'http://localhost:8080');
+    assert.equal(c.smtpRelay, null);
+    assert.equal(c.mxPort, 25);
+    assert.equal(c.inboundSmtpPort, 2525);
+    assert.equal(c.returnPathDomain, 'bounces.localhost');
+    assert.equal(c.spfInclude, 'spf.bounces.localhost');
+    assert.equal(c.webhookAllowPrivate, false);
+    assert.equal(c.logLevel, 'info');
+  });
+
+  it('parses relay URLs and DNS servers', () => {
+    const c = loadConfig({ MAILROOM_SMTP_RELAY: 'smtps://u%40x:p%3Aw@relay.example:2465', MAILROOM_DNS_SERVERS: '127.0.0.1:5353, 10.0.0.1' });
+    assert.deepEqual(c.smtpRelay, { url: 'smtps://u%40x:p%3Aw@relay.example:2465', secure: true, host: 'relay.example', port: 2465, user: 'u@x', pass: 'p:w' });
+    assert.deepEqual(c.dnsServers, [{ host: '127.0.0.1', port: 5353 }, { host: '10.0.0.1', port: 53 }]);
+  });
+
+  it('a bad value names its variable', () => {
+    const cases: Record<string, string> = {
+      MAILROOM_PORT: 'eighty',
+      MAILROOM_SMTP_RELAY: 'http://x',
+      MAILROOM_DNS_SERVERS: 'not-an-ip',
+      MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'perhaps',
+      MAILROOM_LOG_LEVEL: 'loud',
+      MAILROOM_PUBLIC_URL: 'ftp://x',
+      MAILROOM_RETURN_PATH_DOMAIN: 'bad domain',
+      MAILROOM_SERVER_TOKEN: 'short',
+      MAILROOM_DATABASE_URL: 'mysql://x',
+    };
+    for (const [k, v] of Object.entries(cases)) {
+      assert.throws(() => loadConfig({ [k]: v }), (e: unknown) => e instanceof ConfigError && e.variable === k, k);
+    }
+  });
+});

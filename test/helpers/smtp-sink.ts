@@ -1,0 +1,76 @@
+// A real SMTP server on loopback (smtp-server) that keeps what it receives, for delivery tests. It can
+// answer chosen recipients with chosen replies (450, 550, ...) to exercise per-recipient outcomes.
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  raw: string;
+  /** Remote address of the client. */
+  remoteAddress: string;
+}
+
+export interface SmtpSink {
+  port: number;
+  host: string;
+  messages: ReceivedMail[];
+  /** Reply for RCPT TO of an address (lowercased): e.g. { code: 550, message: '5.1.1 No such user' }. */
+  rcptReplies: Map<string, { code: number; message: string }>;
+  /** Reply for DATA of the next messages (consumed one per message). */
+  dataReplies: Array<{ code: number; message: string }>;
+  /** Holds each DATA phase until this promise resolves (to test crashes mid-delivery). */
+  holdData: Promise<void> | null;
+  close(): Promise<void>;
+}
+
+export async function startSmtpSink(o: { auth?: { user: string; pass: string }; options?: Partial<SMTPServerOptions> } = {}): Promise<SmtpSink> {
+  const sink: SmtpSink = {
+    port: 0,
+    host: '127.0.0.1',
+    messages: [],
+    rcptReplies: new Map(),
+    dataReplies: [],
+    holdData: null,
+    close: async () => {},
+  };
+  const smtpError = (r: { code: number; message: string }) => Object.assign(new Error(r.message), { responseCode: r.code });
+  const server = new SMTPServer({
+    secure: false,
+    authOptional: !o.auth,
+    disabledCommands: o.auth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
+    allowInsecureAuth: true,
+    logger: false,
+    size: 60 * 1024 * 1024,
+    onAuth(auth, _session, cb) {
+      if (o.auth && auth.username === o.auth.user && auth.password === o.auth.pass) return cb(null, { user: auth.username });
+      cb(Object.assign(new Error('5.7.8 Authentication credentials invalid'), { responseCode: 535 }));
+    },
+    onRcptTo(addr, _session, cb) {
+      const r = sink.rcptReplies.get(addr.address.toLowerCase());
+      if (r && r.code >= 400) return cb(smtpError(r));
+      cb();
+    },
+    onData(stream, session, cb) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', async () => {
+        if (sink.holdData) await sink.holdData;
+        const reply = sink.dataReplies.shift();
+        if (reply && reply.code >= 400) return cb(smtpError(reply));
+        sink.messages.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks).toString('utf8'),
+          remoteAddress: session.remoteAddress,
+        });
+        cb(null, reply?.message ?? '2.0.0 Ok: queued');
+      });
+    },
+    ...o.options,
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const addr = server.server.address();
+  sink.port = typeof addr === 'object' && addr ? addr.port : 0;
+  sink.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return sink;
+}
