@@ -1,5 +1,7 @@
 // Typed configuration read once from the environment. Every variable is optional; a bad value stops the
 // process with a message naming the variable (see README, "Configuration").
+import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -17,6 +19,14 @@ export interface SmtpRelay {
   pass?: string;
 }
 
+/** PEM certificate chain and private key the inbound SMTP listener offers through STARTTLS (RFC 3207). */
+export interface InboundTls {
+  certPath: string;
+  keyPath: string;
+  cert: string;
+  key: string;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -26,6 +36,8 @@ export interface Config {
   mxPort: number;
   inboundSmtpHost: string;
   inboundSmtpPort: number;
+  /** MAILROOM_INBOUND_TLS_CERT / _KEY; null: the listener offers no STARTTLS. */
+  inboundTls: InboundTls | null;
   dnsServers: DnsServer[] | null;
   returnPathDomain: string;
   spfInclude: string;
@@ -140,6 +152,44 @@ function parseDatabaseUrl(env: Env): string {
   return v;
 }
 
+/**
+ * MAILROOM_INBOUND_TLS_CERT and MAILROOM_INBOUND_TLS_KEY: both or neither. The files are read and checked
+ * here, at start, so that a wrong path, a file that is not PEM, or a key that does not belong to the
+ * certificate stops the process instead of failing each STARTTLS handshake later.
+ */
+function parseInboundTls(env: Env): InboundTls | null {
+  const CERT = 'MAILROOM_INBOUND_TLS_CERT';
+  const KEY = 'MAILROOM_INBOUND_TLS_KEY';
+  const certPath = env[CERT] ?? '';
+  const keyPath = env[KEY] ?? '';
+  if (!certPath && !keyPath) return null;
+  if (!certPath) throw new ConfigError(CERT, `must be set together with ${KEY}`);
+  if (!keyPath) throw new ConfigError(KEY, `must be set together with ${CERT}`);
+  const read = (name: string, path: string) => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new ConfigError(name, `cannot read ${JSON.stringify(path)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  };
+  const cert = read(CERT, certPath);
+  const key = read(KEY, keyPath);
+  let x509: X509Certificate;
+  try {
+    x509 = new X509Certificate(cert);
+  } catch {
+    throw new ConfigError(CERT, `${JSON.stringify(certPath)} is not a PEM certificate`);
+  }
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch {
+    throw new ConfigError(KEY, `${JSON.stringify(keyPath)} is not a PEM private key (an encrypted key is not supported)`);
+  }
+  if (!x509.checkPrivateKey(privateKey)) throw new ConfigError(KEY, `${JSON.stringify(keyPath)} is not the private key of ${JSON.stringify(certPath)}`);
+  return { certPath, keyPath, cert, key };
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -163,6 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
     mxPort: int(env, 'MAILROOM_MX_PORT', 25, 1, 65535),
     inboundSmtpHost: str(env, 'MAILROOM_INBOUND_SMTP_HOST', '127.0.0.1'),
     inboundSmtpPort: int(env, 'MAILROOM_INBOUND_SMTP_PORT', 2525, 0, 65535),
+    inboundTls: parseInboundTls(env),
     dnsServers: parseDnsServers(env),
     returnPathDomain,
     spfInclude: hostname(env, 'MAILROOM_SPF_INCLUDE', `spf.${returnPathDomain}`),

@@ -4,14 +4,16 @@
 //     RFC 6533): one result per recipient block that failed or was delayed;
 //   - feedback reports (ARF, RFC 5965; message/feedback-report): abuse and fraud reports are complaints;
 //   - plain-text bounces of MTAs that send no DSN (qmail, old Exim, Yahoo): a rule table over the text;
+//   - address-change notices, and list commands ("unsubscribe", "subscribe") from people (recipient-requests.ts);
 //   - auto-replies (RFC 3834 Auto-Submitted, and the headers and subjects vacation responders use).
 import PostalMime, { type Attachment, type Email } from 'postal-mime';
 import { classifyStatus } from './classify.js';
 import { isAutoReply, isChallenge } from './auto-reply.js';
 import { analysePlainBounce, looksLikeBounce, returnedCopy } from './plain-bounce.js';
+import { addressChange, listRequest } from './recipient-requests.js';
 import { field, parseFieldBlocks, parseFields, typedAddress, typedValue } from './report-fields.js';
 
-export type ReportKind = 'dsn' | 'arf' | 'bounce' | 'autoreply' | 'unknown';
+export type ReportKind = 'dsn' | 'arf' | 'bounce' | 'autoreply' | 'request' | 'unknown';
 
 export interface RecipientResult {
   /** The failed recipient as reported (Final-Recipient, Original-Rcpt-To, ...), or null when not named. */
@@ -154,22 +156,19 @@ export async function parseReport(raw: string | Uint8Array): Promise<ParsedRepor
     if (r) return { kind: 'bounce', subject, original, results: [r] };
   }
 
-  if (isChallenge(email)) {
-    return {
-      kind: 'autoreply',
-      subject,
-      original,
-      results: [{ email: from || null, action: null, status: null, diagnostic: null, remoteMta: null, type: 'ChallengeVerification', permanent: false, details: subject.slice(0, 200) || 'Sender verification requested' }],
-    };
-  }
-  if (isAutoReply(email)) {
-    return {
-      kind: 'autoreply',
-      subject,
-      original,
-      results: [{ email: from || null, action: null, status: null, diagnostic: null, remoteMta: null, type: 'AutoResponder', permanent: false, details: subject.slice(0, 200) || 'Automatic reply' }],
-    };
-  }
+  const reply = (type: string, details: string, kind: ReportKind = 'autoreply'): ParsedReport => ({
+    kind,
+    subject,
+    original,
+    results: [{ email: from || null, action: null, status: null, diagnostic: null, remoteMta: null, type, permanent: false, details: details.slice(0, 1000) }],
+  });
+  const ours = [from, ...(email.to ?? []).flatMap((a) => ('address' in a && a.address ? [a.address] : [])), ...original.to];
+  const moved = addressChange(email, ours);
+  if (moved) return reply('AddressChange', moved.newAddress ? `Address change notice; new address: ${moved.newAddress}` : subject.slice(0, 200) || 'Address change notice');
+  const request = listRequest(email);
+  if (request) return reply(request.request, `${request.request} request: ${request.said.slice(0, 200)}`, 'request');
+  if (isChallenge(email)) return reply('ChallengeVerification', subject.slice(0, 200) || 'Sender verification requested');
+  if (isAutoReply(email)) return reply('AutoResponder', subject.slice(0, 200) || 'Automatic reply');
   return { kind: 'unknown', subject, original, results: [] };
 }
 

@@ -4,7 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError, ErrorCode } from '../errors.js';
-import { resolveToken, type ResolvedToken } from '../tokens/tokens.js';
+import { TokenResolver } from '../tokens/token-resolver.js';
 import type { App } from './types.js';
 
 const SERVER_HEADERS = ['x-service-server-token', 'x-postmark-server-token'];
@@ -20,38 +20,10 @@ function header(req: FastifyRequest, names: string[]): string | null {
   return null;
 }
 
-/** A small cache in front of the token table: the hot sending path should not query it on every request.
- * Entries live briefly so that a revoked token stops working within seconds. */
-class TokenCache {
-  private readonly map = new Map<string, { value: ResolvedToken | null; until: number }>();
-  constructor(private readonly ttlMs = 5000, private readonly max = 10_000) {}
-  get(key: string, now: number) {
-    const e = this.map.get(key);
-    if (!e) return undefined;
-    if (e.until < now) {
-      this.map.delete(key);
-      return undefined;
-    }
-    return e.value;
-  }
-  set(key: string, value: ResolvedToken | null, now: number) {
-    if (this.map.size >= this.max) this.map.clear();
-    this.map.set(key, { value, until: now + this.ttlMs });
-  }
-}
-
 export function registerAuth(app: App, ctx: AppContext): void {
-  const cache = new TokenCache();
-  const lookup = async (value: string): Promise<ResolvedToken | null> => {
-    const key = value.toLowerCase();
-    const now = Date.now();
-    const hit = cache.get(key, now);
-    if (hit !== undefined) return hit;
-    const found = await resolveToken(ctx.db, value);
-    cache.set(key, found, now);
-    return found;
-  };
-  let testServer: { accountId: number; serverId: number } | null = null;
+  // No cache in front of the token table (see token-resolver.ts): revocation takes effect at once in every
+  // process, and concurrent requests share one lookup.
+  const tokens = new TokenResolver(ctx.db);
 
   app.decorateRequest('auth', null as any);
   app.addHook('onRequest', async (req) => {
@@ -64,17 +36,15 @@ export function registerAuth(app: App, ctx: AppContext): void {
       const value = header(req, SERVER_HEADERS);
       if (!value) throw new ApiError(ErrorCode.BadToken, 'Request does not contain a valid Server token (X-Service-Server-Token header).');
       if (TEST_TOKENS.has(value.toLowerCase()) && req.routeOptions.config?.allowTestToken) {
-        // Test mode validates against the first server of the account, and stores and sends nothing.
-        if (!testServer) {
-          const s = await ctx.db.selectFrom('servers').select(['id', 'account_id']).orderBy('id').limit(1).executeTakeFirst();
-          if (s) testServer = { accountId: s.account_id, serverId: s.id };
-        }
-        if (testServer) {
-          req.auth = { kind: 'server', ...testServer, testMode: true };
+        // Test mode validates against the first server, and stores and sends nothing. Looked up each time
+        // (test sends are rare), so a deleted first server is never used.
+        const s = await ctx.db.selectFrom('servers').select(['id', 'account_id']).orderBy('id').limit(1).executeTakeFirst();
+        if (s) {
+          req.auth = { kind: 'server', accountId: s.account_id, serverId: s.id, testMode: true };
           return;
         }
       }
-      const t = await lookup(value);
+      const t = await tokens.resolve(value);
       if (!t || t.kind !== 'server' || t.serverId === null)
         throw new ApiError(ErrorCode.BadToken, 'Request does not contain a valid Server token.');
       req.auth = { kind: 'server', accountId: t.accountId, serverId: t.serverId, testMode: false };
@@ -82,7 +52,7 @@ export function registerAuth(app: App, ctx: AppContext): void {
     }
     const value = header(req, ACCOUNT_HEADERS);
     if (!value) throw new ApiError(ErrorCode.BadToken, 'Request does not contain a valid Account token (X-Service-Account-Token header).');
-    const t = await lookup(value);
+    const t = await tokens.resolve(value);
     if (!t || t.kind !== 'account') throw new ApiError(ErrorCode.BadToken, 'Request does not contain a valid Account token.');
     req.auth = { kind: 'account', accountId: t.accountId };
   });

@@ -1,11 +1,13 @@
 // The inbound SMTP listener for bounces and complaints (worker role), on
 // MAILROOM_INBOUND_SMTP_HOST:MAILROOM_INBOUND_SMTP_PORT. Recipients are checked at RCPT time
 // (recipients.ts); DATA is answered 250 only once the report's effects are committed (intake.ts), and 451
-// when that fails, so the sending MTA keeps the report and retries (RFC 5321 4.2.5, 6.1).
+// when that fails, so the sending MTA keeps the report and retries (RFC 5321 4.2.5, 6.1). With
+// MAILROOM_INBOUND_TLS_CERT/_KEY it offers STARTTLS (RFC 3207), which production MTAs use when offered.
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../context.js';
 import { takeInReport } from './intake.js';
 import { checkRecipient, type InboundTarget } from './recipients.js';
+import { inboundTlsOptions } from './tls-options.js';
 
 /** A bounce with the original attached rarely exceeds a few hundred KB; 10 MB covers large originals. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -35,8 +37,10 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
   const server = new SMTPServer({
     name: ctx.config.returnPathDomain,
     banner: 'mailroom bounce intake',
-    // Reports arrive from MTAs without authentication; there is no certificate to offer for STARTTLS.
-    disabledCommands: ['AUTH', 'STARTTLS'],
+    // Reports arrive from MTAs without authentication. STARTTLS is offered only with a configured
+    // certificate (tls-options.ts): without one smtp-server would offer its built-in self-signed one.
+    disabledCommands: ctx.config.inboundTls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    ...inboundTlsOptions(ctx.config.inboundTls),
     authOptional: true,
     disableReverseLookup: true,
     size: MAX_MESSAGE_BYTES,

@@ -7,6 +7,7 @@ import type { ServersTable } from '../db/tables/servers.js';
 import { containsInsensitive, isUniqueViolation } from '../db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { deleteMessagesBefore } from '../retention/purge.js';
+import { revokeServerTokens } from '../tokens/tokens.js';
 import { createServer, type NewServer } from './create-server.js';
 import { serverSettingsPatch, type ServerSettingsInput } from './server-settings.js';
 
@@ -96,6 +97,9 @@ export async function updateAccountServer(ctx: AppContext, accountId: number, id
  * (with notifications and attempts), templates, statistics and idempotency keys. */
 export async function deleteAccountServer(ctx: AppContext, accountId: number, id: number): Promise<ServerRow> {
   const row = await getAccountServer(ctx.db, accountId, id);
+  // Its tokens go before anything else, in their own commit: from here on every process refuses them with
+  // 401 (auth resolves tokens uncached), instead of accepting mail into a server that is being emptied.
+  await revokeServerTokens(ctx.db, id);
   // Messages go first in short batches, so that a large server's delete does not hold the write lock
   // (SQLite) for one long cascade while other servers are sending; the final delete takes the rest.
   await deleteMessagesBefore(ctx, id, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);

@@ -23,6 +23,18 @@ const CORPUS: Array<[file: string, kind: string, type: string | null, permanent:
   ['vacation-rfc3834.eml', 'autoreply', 'AutoResponder', false],
   ['challenge-response.eml', 'autoreply', 'ChallengeVerification', false],
   ['not-a-bounce.eml', 'unknown', null, false],
+  // What recipients ask for (reference.md: AddressChange 128, Unsubscribe 16, Subscribe 32).
+  ['address-change-autoreply.eml', 'autoreply', 'AddressChange', false, 'new address: jane.doe@newcompany.example'],
+  ['address-change-no-longer-monitored.eml', 'autoreply', 'AddressChange', false, 'new address: ap@finance.recipient.example'],
+  ['address-change-person.eml', 'autoreply', 'AddressChange', false, 'new address: tom.r@personal.example'],
+  ['unsubscribe-reply-gmail.eml', 'request', 'Unsubscribe', false, 'Unsubscribe request: Unsubscribe'],
+  ['unsubscribe-mailto.eml', 'request', 'Unsubscribe', false, 'unsubscribe'],
+  ['remove-me-outlook.eml', 'request', 'Unsubscribe', false, 'REMOVE ME from your list please.'],
+  ['subscribe-request.eml', 'request', 'Subscribe', false, 'Subscribe me, please.'],
+  // Look-alikes: a vacation reply naming a colleague and quoting a list footer, and a person's reply that
+  // quotes our "Unsubscribe" footer and an address-change line.
+  ['vacation-with-colleague.eml', 'autoreply', 'AutoResponder', false],
+  ['reply-quoting-footer.eml', 'unknown', null, false],
 ];
 
 describe('parseReport over the sample corpus', () => {

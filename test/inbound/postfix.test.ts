@@ -4,6 +4,7 @@
 // the next send to the address is refused with 406. Skips (saying why) where Postfix cannot run.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { inboundSmtpPort } from '../../src/inbound/listener.js';
 import { addConfirmedSender } from '../helpers/senders.js';
 import { startService, type TestService } from '../helpers/service.js';
@@ -57,5 +58,43 @@ describe('bounces from a real Postfix', { skip: unavailable ?? false }, () => {
     const again = await s.request('POST', '/email', { body: { From: FROM, To: to, Subject: 'again', TextBody: 'again' } });
     assert.equal(again.status, 422);
     assert.equal(again.body.ErrorCode, 406);
+  });
+});
+
+describe('bounces from a real Postfix that insists on STARTTLS', { skip: unavailable ?? false }, () => {
+  let s: TestService;
+  let pf: PostfixInstance;
+  const DOMAIN = 'recipient.test';
+  before(async () => {
+    const port = await freePort();
+    s = await startService({
+      env: {
+        MAILROOM_SMTP_RELAY: `smtp://127.0.0.1:${port}`,
+        MAILROOM_INBOUND_TLS_CERT: fileURLToPath(new URL('../fixtures/tls/localhost.crt', import.meta.url)),
+        MAILROOM_INBOUND_TLS_KEY: fileURLToPath(new URL('../fixtures/tls/localhost.key', import.meta.url)),
+      },
+    });
+    await addConfirmedSender(s, FROM);
+    // smtp_tls_security_level = encrypt: Postfix defers rather than deliver without TLS (RFC 3207).
+    pf = await startPostfix({ port, destination: DOMAIN, relayDomain: s.config.returnPathDomain, relayPort: inboundSmtpPort(s.ctx)!, smtpTlsLevel: 'encrypt' });
+  });
+  after(async () => {
+    await pf?.stop();
+    await s?.close();
+  });
+
+  it('delivers its DSN to the listener over STARTTLS, recorded as a HardBounce', async () => {
+    const to = `tls-no-such-user-${Date.now()}@${DOMAIN}`;
+    const m = await sendOne(s, to);
+    await s.drain();
+    const bounce = await waitFor(
+      async () => (await s.request('GET', `/bounces?count=10&offset=0&messageid=${m.messageId}`)).body.Bounces[0],
+      { timeoutMs: 30_000, what: 'the DSN from Postfix to arrive over TLS' },
+    ).catch((err) => {
+      throw new Error(`${(err as Error).message}\nPostfix log:\n${pf.log()}`);
+    });
+    assert.equal(bounce.Type, 'HardBounce');
+    assert.equal(bounce.Email, to);
+    assert.match(pf.log(), /TLS connection established to 127\.0\.0\.1\[127\.0\.0\.1\]:\d+: TLSv1\.[23]/);
   });
 });

@@ -24,6 +24,8 @@ export interface PostfixOptions {
   /** Mail for this domain goes to [127.0.0.1]:relayPort (mailroom's bounce listener). */
   relayDomain: string;
   relayPort: number;
+  /** Postfix's smtp_tls_security_level toward mailroom: `encrypt` makes STARTTLS mandatory (default none). */
+  smtpTlsLevel?: 'none' | 'may' | 'encrypt';
 }
 
 /** Why Postfix cannot run here, or null when it can. */
@@ -119,7 +121,9 @@ export async function startPostfix(o: PostfixOptions): Promise<PostfixInstance> 
       'alias_maps =',
       'alias_database =',
       `transport_maps = texthash:${join(conf, 'transport')}`,
-      'smtp_tls_security_level = none',
+      `smtp_tls_security_level = ${o.smtpTlsLevel ?? 'none'}`,
+      // One line per TLS session in the log ("... TLS connection established to ..."), for the tests.
+      'smtp_tls_loglevel = 1',
       'smtpd_tls_security_level = none',
       'smtpd_relay_restrictions = permit_mynetworks, reject_unauth_destination',
       'smtp_host_lookup = native',
@@ -133,7 +137,9 @@ export async function startPostfix(o: PostfixOptions): Promise<PostfixInstance> 
       '',
     ].join('\n'),
   );
-  writeFileSync(join(conf, 'master.cf'), `127.0.0.1:${o.port} inet n - n - - smtpd\n${SERVICES}`);
+  // tlsmgr(8) seeds the TLS engine's random pool and caches sessions; without it smtp(8) disables TLS.
+  const tlsmgr = (o.smtpTlsLevel ?? 'none') === 'none' ? '' : 'tlsmgr    unix  -       -       n       1000?   1       tlsmgr\n';
+  writeFileSync(join(conf, 'master.cf'), `127.0.0.1:${o.port} inet n - n - - smtpd\n${SERVICES}${tlsmgr}`);
   const env = { ...process.env, MAIL_CONFIG: conf };
   try {
     execFileSync(POSTFIX, ['-c', conf, 'start'], { env, stdio: 'pipe' });
