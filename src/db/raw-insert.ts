@@ -22,29 +22,46 @@ export async function insertRowsWith(
   maxRows = MAX_ROWS,
 ): Promise<Record<string, unknown>[]> {
   if (rows.length === 0) return [];
-  const head = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values `;
-  const tail = suffix ? ` ${suffix}` : '';
   const perStatement = Math.max(1, Math.min(maxRows, Math.floor(MAX_PARAMS / columns.length)));
   const out: Record<string, unknown>[] = [];
-  const pg = dialect === 'postgres';
   for (let start = 0; start < rows.length; start += perStatement) {
     const end = Math.min(rows.length, start + perStatement);
     const params: unknown[] = [];
-    let text = head;
     for (let r = start; r < end; r++) {
       const row = rows[r];
-      text += r === start ? '(' : ', (';
-      for (let c = 0; c < row.length; c++) {
-        params.push(row[c]);
-        if (c > 0) text += ', ';
-        text += pg ? `$${params.length}` : '?';
-      }
-      text += ')';
+      for (let c = 0; c < row.length; c++) params.push(row[c]);
     }
-    const result = await trx.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text + tail, params));
+    const text = statementText(dialect, table, columns, end - start, suffix);
+    const result = await trx.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, params));
     if (suffix) for (const row of result.rows) out.push(row);
   }
   return out;
+}
+
+// The text of a statement depends only on the table, the columns, the row count and the suffix: kept, so
+// that a group commit neither rebuilds a 500-row VALUES list nor rehashes it for the statement cache.
+const texts = new Map<string, string>();
+
+function statementText(dialect: Dialect, table: string, columns: readonly string[], rowCount: number, suffix: string): string {
+  const key = `${dialect}|${table}|${columns.join(',')}|${rowCount}|${suffix}`;
+  let text = texts.get(key);
+  if (text !== undefined) return text;
+  const pg = dialect === 'postgres';
+  text = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values `;
+  let n = 0;
+  for (let r = 0; r < rowCount; r++) {
+    text += r === 0 ? '(' : ', (';
+    for (let c = 0; c < columns.length; c++) {
+      n++;
+      if (c > 0) text += ', ';
+      text += pg ? `$${n}` : '?';
+    }
+    text += ')';
+  }
+  if (suffix) text += ` ${suffix}`;
+  if (texts.size >= 1000) texts.clear();
+  texts.set(key, text);
+  return text;
 }
 
 export async function insertRows(trx: Kysely<Database>, dialect: Dialect, table: keyof Database & string, columns: readonly string[], rows: unknown[][]): Promise<void> {

@@ -6,17 +6,24 @@ import type { App } from './types.js';
 
 // Matches a NUL or a surrogate that is not part of a pair.
 const HOSTILE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// Cheap first test: strings without a NUL or any surrogate (nearly all) skip the precise one.
+const SUSPECT = /[\u0000\uD800-\uDFFF]/;
+
+function checkString(s: string): void {
+  if (SUSPECT.test(s) && HOSTILE.test(s)) throw new ApiError(ErrorCode.InvalidJson, 'The JSON body contains a NUL character or an unpaired UTF-16 surrogate.');
+}
 
 function checkStrings(value: unknown, depth = 0): void {
   if (depth > 64) throw new ApiError(ErrorCode.InvalidJson, 'The JSON body is nested too deeply.');
-  if (typeof value === 'string') {
-    if (HOSTILE.test(value)) throw new ApiError(ErrorCode.InvalidJson, 'The JSON body contains a NUL character or an unpaired UTF-16 surrogate.');
-  } else if (Array.isArray(value)) {
+  if (typeof value === 'string') checkString(value);
+  else if (Array.isArray(value)) {
     for (const v of value) checkStrings(v, depth + 1);
   } else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      checkStrings(k, depth + 1);
-      checkStrings(v, depth + 1);
+    // for...in: JSON.parse makes plain objects with own enumerable keys only, and this avoids an entries array.
+    const o = value as Record<string, unknown>;
+    for (const k in o) {
+      checkString(k);
+      checkStrings(o[k], depth + 1);
     }
   }
 }

@@ -4,7 +4,9 @@
 // Everything is loaded with a few set queries for a whole group of messages, inside the transaction that
 // stores them, so a suppression committed a moment earlier is seen.
 import type { Kysely } from 'kysely';
+import { placeholders, selectRaw } from '../db/raw-query.js';
 import type { Database } from '../db/schema.js';
+import { dialectOf } from '../db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import type { PreparedMessage, TrackLinks } from './types.js';
 
@@ -32,54 +34,44 @@ const uniq = <T>(xs: T[]) => [...new Set(xs)];
 const chunks = <T>(xs: T[]) => Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
 
 export async function loadCheckData(db: Kysely<Database>, list: Array<{ sender: Sender; message: PreparedMessage }>): Promise<CheckData> {
+  const d = dialectOf(db);
   const serverIds = uniq(list.map((x) => x.sender.serverId));
   const accountIds = uniq(list.map((x) => x.sender.accountId));
   const streamIds = uniq(list.map((x) => x.message.streamId));
   const data: CheckData = { servers: new Map(), streams: new Map(), signatures: new Map(), verifiedDomains: new Set(), suppressed: new Set() };
+  const inServers = `in (${placeholders(serverIds.length)})`;
+  const inAccounts = `in (${placeholders(accountIds.length)})`;
+  const inStreams = `in (${placeholders(streamIds.length)})`;
 
-  const servers = await db
-    .selectFrom('servers')
-    .select(['id', 'delivery_type', 'track_opens', 'track_links'])
-    .where('id', 'in', serverIds)
-    .execute();
+  // Raw SQL (db/raw-query.ts): these run once per group commit, and the builder's compilation cost more than
+  // the lookups themselves.
+  const servers = await selectRaw<{ id: number; delivery_type: string; track_opens: number; track_links: string | null }>(
+    db, d, `select "id", "delivery_type", "track_opens", "track_links" from "servers" where "id" ${inServers}`, serverIds,
+  );
   for (const s of servers) {
     data.servers.set(s.id, { sandbox: s.delivery_type === 'Sandbox', trackOpens: s.track_opens === 1, trackLinks: (s.track_links || 'None') as TrackLinks });
   }
-  const streams = await db
-    .selectFrom('message_streams')
-    .select(['server_id', 'id', 'type', 'archived_at'])
-    .where('server_id', 'in', serverIds)
-    .where('id', 'in', streamIds)
-    .execute();
+  const streams = await selectRaw<{ server_id: number; id: string; type: string; archived_at: number | null }>(
+    db, d, `select "server_id", "id", "type", "archived_at" from "message_streams" where "server_id" ${inServers} and "id" ${inStreams}`, [...serverIds, ...streamIds],
+  );
   for (const s of streams) data.streams.set(`${s.server_id}|${s.id}`, { type: s.type, archived: s.archived_at !== null });
 
   for (const emails of chunks(uniq(list.map((x) => x.message.fromEmail)))) {
-    const rows = await db
-      .selectFrom('sender_signatures')
-      .select(['account_id', 'email', 'confirmed'])
-      .where('account_id', 'in', accountIds)
-      .where('email', 'in', emails)
-      .execute();
+    const rows = await selectRaw<{ account_id: number; email: string; confirmed: number }>(
+      db, d, `select "account_id", "email", "confirmed" from "sender_signatures" where "account_id" ${inAccounts} and "email" in (${placeholders(emails.length)})`, [...accountIds, ...emails],
+    );
     for (const r of rows) data.signatures.set(`${r.account_id}|${r.email}`, r.confirmed === 1);
   }
   for (const names of chunks(uniq(list.map((x) => x.message.fromDomain)))) {
-    const rows = await db
-      .selectFrom('domains')
-      .select(['account_id', 'name'])
-      .where('account_id', 'in', accountIds)
-      .where('name', 'in', names)
-      .where('dkim_verified', '=', 1)
-      .execute();
+    const rows = await selectRaw<{ account_id: number; name: string }>(
+      db, d, `select "account_id", "name" from "domains" where "account_id" ${inAccounts} and "name" in (${placeholders(names.length)}) and "dkim_verified" = 1`, [...accountIds, ...names],
+    );
     for (const r of rows) data.verifiedDomains.add(`${r.account_id}|${r.name}`);
   }
   for (const keys of chunks(uniq(list.flatMap((x) => x.message.recipients.map((r) => r.key))))) {
-    const rows = await db
-      .selectFrom('suppressions')
-      .select(['server_id', 'stream_id', 'email'])
-      .where('server_id', 'in', serverIds)
-      .where('stream_id', 'in', streamIds)
-      .where('email', 'in', keys)
-      .execute();
+    const rows = await selectRaw<{ server_id: number; stream_id: string; email: string }>(
+      db, d, `select "server_id", "stream_id", "email" from "suppressions" where "server_id" ${inServers} and "stream_id" ${inStreams} and "email" in (${placeholders(keys.length)})`, [...serverIds, ...streamIds, ...keys],
+    );
     for (const r of rows) data.suppressed.add(`${r.server_id}|${r.stream_id}|${r.email}`);
   }
   return data;

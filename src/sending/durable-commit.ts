@@ -21,10 +21,10 @@
 // checkpoint that runs with no sending transaction beside it.
 //
 // PostgreSQL (its COMMIT does not block the event loop) and SQLite set below FULL use a plain transaction.
-import { open } from 'node:fs/promises';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 
@@ -33,9 +33,21 @@ export interface Durability {
   transact<T>(fn: (db: Kysely<Database>) => Promise<T>, messages?: number): Promise<T>;
   /** Resolves once everything committed before the call is on disk. */
   flush(): Promise<void>;
+  /** Waits for running syncs and releases the file descriptor they use (shutdown). */
+  close(): Promise<void>;
 }
 
 const FULL = 2;
+
+// Compiled once: the builder's sql`` would be compiled again for every group (the statements themselves are
+// prepared once, by the statement cache of db/database.ts). The synchronous level is switched per group on
+// the one main connection; a second connection kept at NORMAL would need no switch, but a write on either
+// would then wait for the other's lock synchronously on the event loop, where the holder cannot progress.
+const NORMAL = CompiledQuery.raw('PRAGMA synchronous = NORMAL');
+const RESTORE_FULL = CompiledQuery.raw(`PRAGMA synchronous = ${FULL}`);
+const BEGIN = CompiledQuery.raw('BEGIN IMMEDIATE');
+const COMMIT = CompiledQuery.raw('COMMIT');
+const ROLLBACK = CompiledQuery.raw('ROLLBACK');
 
 /** Messages stored between two background checkpoints (about 10 KB of WAL each), and after which a group
  * waits for a complete checkpoint. */
@@ -128,10 +140,13 @@ class Checkpointer {
   }
 }
 
-/** fdatasync of one file, coalesced: callers during a running sync share the next one. */
+/** fdatasync of one file, coalesced: callers during a running sync share the next one. The WAL's descriptor
+ * stays open between syncs (an open and a close per group cost as much main-thread time as the sync call
+ * itself); SQLite never deletes the WAL while a connection (ours) has the database open. close() releases it. */
 class FileSync {
   private current: Promise<void> | null = null;
   private next: Promise<void> | null = null;
+  private fd: { path: string; fd: number } | null = null;
 
   constructor(private readonly paths: string[]) {}
 
@@ -149,6 +164,14 @@ class FileSync {
     return this.next;
   }
 
+  /** Waits for the running syncs, then closes the descriptor; a later sync opens it again. */
+  async close(): Promise<void> {
+    while (this.next ?? this.current) await (this.next ?? this.current)!.catch(() => undefined);
+    const open = this.fd;
+    this.fd = null;
+    if (open) await new Promise<void>((resolve) => fs.close(open.fd, () => resolve()));
+  }
+
   private start(): Promise<void> {
     const p = this.run().finally(() => {
       if (this.current === p) this.current = null;
@@ -158,21 +181,24 @@ class FileSync {
   }
 
   private async run(): Promise<void> {
-    for (const path of this.paths) {
-      let fh;
-      try {
-        fh = await open(path, 'r');
-      } catch (err) {
-        // No WAL file: it was checkpointed and removed, and NORMAL synced the database file after that.
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw err;
+    if (!this.fd) {
+      for (const path of this.paths) {
+        try {
+          this.fd = { path, fd: await new Promise<number>((resolve, reject) => fs.open(path, 'r', (err, fd) => (err ? reject(err) : resolve(fd)))) };
+          break;
+        } catch (err) {
+          // No WAL file: it was checkpointed and removed, and NORMAL synced the database file after that.
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        }
       }
-      try {
-        await fh.datasync();
-        return;
-      } finally {
-        await fh.close();
-      }
+      if (!this.fd) return;
+    }
+    const open = this.fd;
+    await new Promise<void>((resolve, reject) => fs.fdatasync(open.fd, (err) => (err ? reject(err) : resolve())));
+    // The database file stood in for a missing WAL: look for the WAL again next time.
+    if (open.path !== this.paths[0] && this.fd === open) {
+      this.fd = null;
+      fs.close(open.fd, () => undefined);
     }
   }
 }
@@ -181,6 +207,7 @@ export function createDurability(ctx: AppContext): Durability {
   const plain: Durability = {
     transact: (fn) => ctx.db.transaction().execute(fn),
     flush: async () => {},
+    close: async () => {},
   };
   const file = ctx.config.databaseUrl.replace(/^file:\/\//i, '');
   if (ctx.dialect !== 'sqlite' || file === ':memory:' || file === '') return plain;
@@ -209,21 +236,21 @@ export function createDurability(ctx: AppContext): Durability {
         if (await checkpointer.complete()) sinceComplete = 0;
         sinceStart = 0;
       }
-      const restore = level;
+      const restore = level === FULL ? RESTORE_FULL : CompiledQuery.raw(`PRAGMA synchronous = ${level}`);
       const result = await ctx.db.connection().execute(async (conn) => {
-        await sql`PRAGMA synchronous = NORMAL`.execute(conn);
+        await conn.executeQuery(NORMAL);
         try {
-          await sql`BEGIN IMMEDIATE`.execute(conn);
+          await conn.executeQuery(BEGIN);
           try {
             const result = await fn(conn);
-            await sql`COMMIT`.execute(conn);
+            await conn.executeQuery(COMMIT);
             return result;
           } catch (err) {
-            await sql`ROLLBACK`.execute(conn).catch(() => undefined);
+            await conn.executeQuery(ROLLBACK).catch(() => undefined);
             throw err;
           }
         } finally {
-          await sql.raw(`PRAGMA synchronous = ${restore}`).execute(conn);
+          await conn.executeQuery(restore);
         }
       });
       commits++;
@@ -240,5 +267,6 @@ export function createDurability(ctx: AppContext): Durability {
       return result;
     },
     flush: () => (level !== null && level >= FULL ? walSync.sync() : Promise.resolve()),
+    close: () => walSync.close(),
   };
 }

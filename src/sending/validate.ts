@@ -2,7 +2,7 @@
 // "Outgoing message" and "Limits"). Throws ApiError with ErrorCode 300 (411 for a forbidden attachment);
 // the size rule answers HTTP 413 on a single send.
 import { ApiError, ErrorCode } from '../errors.js';
-import { normalizeEmail } from '../mail/normalize.js';
+import type { Mailbox } from '../mail/address.js';
 import { prepareAttachments } from './attachments.js';
 import { addresses, bad, checkHeaderText, checkLength, optBoolean, optString } from './fields.js';
 import { prepareHeaders } from './headers.js';
@@ -33,9 +33,13 @@ function metadata(value: unknown): Record<string, string> {
   return Object.fromEntries(entries) as Record<string, string>;
 }
 
+/** normalizeEmail() of a parsed mailbox: its domain is already the lowercase A-label that normalizeEmail would
+ * compute again (a second IDNA conversion per address was ~2% of a batch), so only the local part is lowered. */
+const keyOf = (m: Mailbox): string => `${m.ascii.slice(0, m.ascii.length - m.domain.length).toLowerCase()}${m.domain}`;
+
 function recipients(kind: PreparedRecipient['kind'], value: string | undefined): PreparedRecipient[] {
   if (value === undefined) return [];
-  return addresses(kind, value).map((m) => ({ kind, email: m.ascii, name: m.name, key: normalizeEmail(m.ascii)!, given: m.address }));
+  return addresses(kind, value).map((m) => ({ kind, email: m.ascii, name: m.name, key: keyOf(m), given: m.address }));
 }
 
 const bytes = (s: string | null | undefined) => (s ? Buffer.byteLength(s) : 0);
@@ -105,7 +109,7 @@ export function prepareMessage(input: unknown, opts: PrepareOptions): PreparedMe
 
   return {
     fromRaw,
-    fromEmail: normalizeEmail(from[0].ascii)!,
+    fromEmail: keyOf(from[0]),
     fromDomain: from[0].domain,
     toRaw: toRaw!,
     recipients: list,

@@ -11,6 +11,7 @@ import * as m0007 from './0007-webhooks.js';
 import * as m0008 from './0008-bounces.js';
 import * as m0009 from './0009-templates-stats.js';
 import * as m0010 from './0010-tag-digest-indexes.js';
+import * as m0011 from './0011-drop-plain-recipient-index.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0008-bounces': m0008,
   '0009-templates-stats': m0009,
   '0010-tag-digest-indexes': m0010,
+  '0011-drop-plain-recipient-index': m0011,
 };
