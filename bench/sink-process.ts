@@ -1,9 +1,15 @@
 // A counting SMTP sink for bench/deliver, run as a child process so that it does not share the event loop
-// (or the core) of what is being measured. Prints its port; answers "count" messages over IPC.
+// (or the core) of what is being measured. Prints its port; answers "count" messages over IPC with the
+// messages and bytes received since the last "reset" and the CPU milliseconds the sink spent meanwhile.
 import { SMTPServer } from 'smtp-server';
 
 let count = 0;
 let bytes = 0;
+let cpu0 = process.cpuUsage();
+const cpuMs = () => {
+  const c = process.cpuUsage(cpu0);
+  return (c.user + c.system) / 1000;
+};
 const server = new SMTPServer({
   secure: false,
   authOptional: true,
@@ -24,10 +30,11 @@ server.listen(0, '127.0.0.1', () => {
   process.send!({ port: typeof a === 'object' && a ? a.port : 0 });
 });
 process.on('message', (m: unknown) => {
-  if (m === 'count') process.send!({ count, bytes });
+  if (m === 'count') process.send!({ count, bytes, cpuMs: cpuMs() });
   if (m === 'reset') {
     count = 0;
     bytes = 0;
-    process.send!({ count, bytes });
+    cpu0 = process.cpuUsage();
+    process.send!({ count, bytes, cpuMs: 0 });
   }
 });

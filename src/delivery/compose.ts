@@ -1,12 +1,11 @@
-// The message on the wire: MIME built by nodemailer's MailComposer (multipart/alternative for text+HTML,
-// multipart/related for inline cid: parts, multipart/mixed for attachments; quoted-printable or base64 so
-// that no line exceeds 78 characters and the body is 7-bit clean, RFC 5322 2.1.1 / RFC 2045 6), then
-// DKIM-signed (RFC 6376, rsa-sha256, relaxed/relaxed) with nodemailer's signer.
-import { createPrivateKey, type KeyObject } from 'node:crypto';
-import DKIM from 'nodemailer/lib/dkim';
-import MailComposer from 'nodemailer/lib/mail-composer';
-import type { MailComposerAttachment } from 'nodemailer/lib/mail-composer';
-import { parseSingleMailbox } from '../mail/address.js';
+// The message on the wire, composed in memory (mail/mime-tree.ts): multipart/alternative for text+HTML,
+// multipart/related for inline cid: parts, multipart/mixed for attachments, the same structure nodemailer's
+// MailComposer produced; quoted-printable or base64 so that no line exceeds 78 characters and the body is
+// 7-bit clean (RFC 5322 2.1.1, RFC 2045 6). Then DKIM-signed (dkim/sign.ts, RFC 6376 relaxed/relaxed).
+import { dkimSign as sign } from '../dkim/sign.js';
+import { parseAddressList, parseSingleMailbox } from '../mail/address.js';
+import { addressField, formatMailbox, textField } from '../mail/mime-encode.js';
+import { attachmentPart, serialize, textPart, wrap, type Entity } from '../mail/mime-tree.js';
 import type { SigningKey } from '../senders/signing.js';
 
 export interface ComposeAttachment {
@@ -54,82 +53,67 @@ const RESERVED = new Set([
   'received',
 ]);
 
-function mailbox(raw: string): { name: string; address: string } | string {
+function fromMailbox(raw: string): string {
   try {
     const m = parseSingleMailbox(raw);
-    return { name: m.name, address: m.ascii };
+    return formatMailbox(m.name, m.ascii);
   } catch {
-    return raw;
+    return raw.replace(/[\r\n]+/g, ' ');
   }
 }
 
+function replyToMailboxes(raw: string): string[] {
+  try {
+    return parseAddressList(raw).map((m) => formatMailbox(m.name, m.ascii));
+  } catch {
+    return [raw.replace(/[\r\n]+/g, ' ')];
+  }
+}
+
+/** RFC 5322 3.3 date-time, e.g. "Sat, 21 Nov 2026 08:14:59 +0000". */
+const rfc5322Date = (d: Date): string => d.toUTCString().replace(/GMT$/, '+0000');
+
+function body(input: ComposeInput, withContent: boolean): Entity {
+  const files = input.attachments.map((a) => ({
+    part: attachmentPart({
+      name: a.name,
+      contentType: a.contentType,
+      contentId: a.contentId,
+      content: withContent && a.content ? Buffer.from(a.content, 'base64') : Buffer.alloc(0),
+    }),
+    inline: a.contentId !== null && input.html !== null,
+  }));
+  const html = input.html === null ? null : wrap('related', [textPart('html', input.html), ...files.filter((f) => f.inline).map((f) => f.part)]);
+  const text = input.text ?? (input.html === null ? '' : null);
+  const alternatives = [...(text === null ? [] : [textPart('plain', text)]), ...(html ? [html] : [])];
+  return wrap('mixed', [wrap('alternative', alternatives), ...files.filter((f) => !f.inline).map((f) => f.part)]);
+}
+
 /** Builds the MIME source. `withContent: false` leaves attachment content out (the stored copy, rule 6). */
-export async function composeMime(input: ComposeInput, withContent = true): Promise<Buffer> {
+export function composeMime(input: ComposeInput, withContent = true): Buffer {
   let messageId = input.messageIdHeader;
-  const headers: Array<{ key: string; value: string }> = [];
+  const custom: string[] = [];
   for (const h of input.headers) {
     const k = h.Name.trim().toLowerCase();
     if (k === 'message-id') {
       // An application that sets its own Message-ID (threading with its own ids) keeps it.
-      const v = h.Value.trim();
+      const v = h.Value.trim().replace(/[\r\n]+/g, '');
       if (v) messageId = v.startsWith('<') ? v : `<${v}>`;
       continue;
     }
     if (RESERVED.has(k)) continue;
-    headers.push({ key: h.Name.trim(), value: h.Value });
+    custom.push(textField(h.Name.trim(), h.Value));
   }
-  for (const h of input.extraHeaders ?? []) headers.push(h);
-  const attachments: MailComposerAttachment[] = input.attachments.map((a) => ({
-    filename: a.name,
-    contentType: a.contentType,
-    content: withContent && a.content ? Buffer.from(a.content, 'base64') : Buffer.alloc(0),
-    ...(a.contentId ? { cid: a.contentId, contentDisposition: 'inline' } : {}),
-  }));
-  const composer = new MailComposer({
-    from: mailbox(input.fromRaw),
-    to: input.to.map((r) => ({ name: r.name, address: r.email })),
-    cc: input.cc.length ? input.cc.map((r) => ({ name: r.name, address: r.email })) : undefined,
-    replyTo: input.replyTo ?? undefined,
-    subject: input.subject,
-    messageId,
-    date: input.date,
-    text: input.text ?? (input.html === null ? '' : undefined),
-    html: input.html ?? undefined,
-    headers,
-    attachments,
-  });
-  return composer.compile().build();
+  for (const h of input.extraHeaders ?? []) custom.push(textField(h.key, h.value));
+  const top = [`From: ${fromMailbox(input.fromRaw)}`];
+  if (input.to.length) top.push(addressField('To', input.to.map((r) => formatMailbox(r.name, r.email))));
+  if (input.cc.length) top.push(addressField('Cc', input.cc.map((r) => formatMailbox(r.name, r.email))));
+  if (input.replyTo) top.push(addressField('Reply-To', replyToMailboxes(input.replyTo)));
+  top.push(textField('Subject', input.subject), `Message-ID: ${messageId}`, `Date: ${rfc5322Date(input.date)}`, ...custom);
+  return serialize(top, body(input, withContent));
 }
-
-// Parsing a PEM key costs more than signing with it; keys are few, so the parsed form is kept.
-const keyCache = new Map<string, KeyObject>();
-function keyObject(pem: string): KeyObject {
-  let k = keyCache.get(pem);
-  if (!k) {
-    k = createPrivateKey(pem);
-    if (keyCache.size > 1000) keyCache.clear();
-    keyCache.set(pem, k);
-  }
-  return k;
-}
-
-/** Header fields signed: nodemailer's RFC 6376 5.4 list plus the one-click unsubscribe field (RFC 8058 4). */
-const SIGNED_FIELDS =
-  'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:' +
-  'Content-ID:Content-Description:In-Reply-To:References:List-Id:List-Help:List-Unsubscribe:' +
-  'List-Unsubscribe-Post:List-Subscribe:List-Post:List-Owner:List-Archive:Feedback-ID';
 
 /** Prepends a DKIM-Signature header. */
-export async function dkimSign(raw: Buffer, key: SigningKey): Promise<Buffer> {
-  const signer = new DKIM({
-    domainName: key.domainName,
-    keySelector: key.keySelector,
-    privateKey: keyObject(key.privateKey) as unknown as string,
-    headerFieldNames: SIGNED_FIELDS,
-    cacheDir: false,
-  });
-  const out = signer.sign(raw);
-  const chunks: Buffer[] = [];
-  for await (const c of out) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
+export function dkimSign(raw: Buffer, key: SigningKey): Buffer {
+  return sign(raw, key);
 }

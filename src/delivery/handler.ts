@@ -8,11 +8,12 @@ import { completeJob } from '../jobs/complete.js';
 import type { Job } from '../jobs/types.js';
 import { emailDomain } from '../mail/normalize.js';
 import { encodeVerp } from '../mail/verp.js';
-import { envelopeDomain, findSigningKey, type SigningKey } from '../senders/signing.js';
+import type { SigningKey } from '../senders/signing.js';
 import { unsubscribeHeaders } from '../streams/unsubscribe-headers.js';
 import { applyTracking } from '../tracking/rewrite.js';
 import { composeMime, dkimSign, type ComposeInput } from './compose.js';
 import type { DeliverPayload } from './jobs.js';
+import { loadForDelivery } from './load.js';
 import { finishIfSettled, recordOutcome } from './outcome.js';
 import type { SmtpPool } from './smtp-pool.js';
 import { deliverToDomain, type Envelope, type SendResult } from './transport.js';
@@ -29,39 +30,20 @@ async function finishWithoutSending(ctx: AppContext, job: Job, messageId: string
   });
 }
 
-export async function runDeliveryJob(ctx: AppContext, pool: SmtpPool, job: Job): Promise<void> {
+/**
+ * `release` (from the runner) frees the job's slot once the SMTP work is done: on PostgreSQL a group commit
+ * of outcomes takes tens of milliseconds under load, and slots held through it capped the rate at
+ * concurrency / commit latency. The job stays leased until its outcome commits.
+ */
+export async function runDeliveryJob(ctx: AppContext, pool: SmtpPool, job: Job, release: () => void = () => {}): Promise<void> {
   const p = JSON.parse(job.payload) as DeliverPayload;
-  const msg = await ctx.db
-    .selectFrom('messages')
-    .innerJoin('servers', 'servers.id', 'messages.server_id')
-    .selectAll('messages')
-    .select(['servers.account_id', 'servers.delivery_type'])
-    .where('messages.id', '=', p.messageId)
-    .executeTakeFirst();
+  const loaded = await loadForDelivery(ctx, p.messageId);
   // Deleted (retention, server removed) or never to be delivered (Sandbox server, test token).
-  if (!msg) return finishWithoutSending(ctx, job, null);
+  if (!loaded) return finishWithoutSending(ctx, job, null);
+  const { msg, recipients: all, attachments, stream, key, envDomain } = loaded;
   if (msg.sandbox === 1 || msg.delivery_type === 'Sandbox') return finishWithoutSending(ctx, job, null);
-
-  const all = await ctx.db
-    .selectFrom('message_recipients')
-    .select(['id', 'kind', 'email', 'name', 'settled_at'])
-    .where('message_id', '=', msg.id)
-    .orderBy('id')
-    .execute();
   const pending = all.filter((r) => r.settled_at === null && emailDomain(r.email) === p.domain);
   if (pending.length === 0) return finishWithoutSending(ctx, job, msg.id);
-
-  const [attachments, stream, key, envDomain] = await Promise.all([
-    ctx.db
-      .selectFrom('message_attachments')
-      .select(['name', 'content_type', 'content_id', 'content'])
-      .where('message_id', '=', msg.id)
-      .orderBy('position')
-      .execute(),
-    ctx.db.selectFrom('message_streams').select(['type', 'unsubscribe_handling']).where('server_id', '=', msg.server_id).where('id', '=', msg.stream_id).executeTakeFirst(),
-    findSigningKey(ctx, msg.account_id, msg.from_email),
-    envelopeDomain(ctx, msg.account_id, msg.from_email),
-  ]);
 
   const input: ComposeInput = {
     messageIdHeader: messageIdHeader(ctx, msg.id),
@@ -80,31 +62,42 @@ export async function runDeliveryJob(ctx: AppContext, pool: SmtpPool, job: Job):
   const tracked = msg.track_opens === 1 || msg.track_links !== 'None';
 
   const items: Envelope[] = [];
+  const trackedLinks: number[] = [];
   let first: { input: ComposeInput; signed: Buffer; unsigned: Buffer } | null = null;
   let results: SendResult[];
   try {
-    const build = async (copy: ComposeInput) => {
-      const unsigned = await composeMime(copy);
-      const signed = key ? await dkimSign(unsigned, key) : unsigned;
+    const build = (copy: ComposeInput) => {
+      const unsigned = composeMime(copy);
+      const signed = key ? dkimSign(unsigned, key) : unsigned;
       first ??= { input: copy, signed, unsigned };
       return signed;
     };
     // Without tracking or per-recipient headers every recipient gets the same bytes: composed and signed once.
-    const shared = tracked || broadcast ? null : await build(input);
+    const shared = tracked || broadcast ? null : build(input);
     for (const r of pending) {
       let raw = shared;
+      let links = 0;
       if (!raw) {
         const copy = { ...input };
         if (tracked) {
-          const t = applyTracking(ctx, { messageId: msg.id, recipient: r.email, html: msg.html_body, text: msg.text_body, trackOpens: msg.track_opens === 1, trackLinks: msg.track_links });
+          const t = applyTracking(ctx, {
+            messageId: msg.id,
+            recipient: r.email,
+            html: msg.html_body,
+            text: msg.text_body,
+            trackOpens: msg.track_opens === 1,
+            trackLinks: msg.track_links,
+            onTrackedLink: () => links++,
+          });
           copy.html = t.html;
           copy.text = t.text;
         }
         if (broadcast) {
           copy.extraHeaders = unsubscribeHeaders(ctx, { serverId: msg.server_id, streamId: msg.stream_id, streamType: 'Broadcasts', messageId: msg.id, recipient: r.email, unsubscribeHandling: stream?.unsubscribe_handling });
         }
-        raw = await build(copy);
+        raw = build(copy);
       }
+      trackedLinks.push(links);
       items.push({ from: encodeVerp(ctx.secrets, { messageId: msg.id, recipientId: r.id }, envDomain), to: r.email, raw });
     }
     results = await deliverToDomain(ctx, pool, p.domain, items);
@@ -115,13 +108,14 @@ export async function runDeliveryJob(ctx: AppContext, pool: SmtpPool, job: Job):
     const reply = `451 4.3.0 Local error composing the message: ${err instanceof Error ? err.message : String(err)}`;
     results = pending.map(() => ({ ok: false, reply, server: 'localhost', ip: '', network: true }));
   }
-  const mime = msg.mime === null && first ? await storedCopy(first, key) : null;
-  await recordOutcome(ctx, { job, msg, recipients: pending, results, mime });
+  release();
+  const mime = msg.mime === null && first ? storedCopy(first, key) : null;
+  await recordOutcome(ctx, { job, msg, recipients: pending, results, mime, trackedLinks });
 }
 
 /** The as-sent source kept for GET /messages/outbound/{id}/dump: attachment content left out (rule 6). */
-async function storedCopy(first: { input: ComposeInput; signed: Buffer; unsigned: Buffer }, key: SigningKey | null): Promise<string> {
+function storedCopy(first: { input: ComposeInput; signed: Buffer; unsigned: Buffer }, key: SigningKey | null): string {
   if (first.input.attachments.every((a) => !a.content)) return first.signed.toString('utf8');
   const signature = key ? first.signed.subarray(0, first.signed.length - first.unsigned.length) : Buffer.alloc(0);
-  return Buffer.concat([signature, await composeMime(first.input, false)]).toString('utf8');
+  return Buffer.concat([signature, composeMime(first.input, false)]).toString('utf8');
 }

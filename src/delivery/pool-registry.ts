@@ -9,7 +9,9 @@ const pools = new WeakMap<AppContext, SmtpPool>();
 export function smtpPoolFor(ctx: AppContext): SmtpPool {
   let p = pools.get(ctx);
   if (!p) {
-    p = new SmtpPool(deliveryOptions(ctx.config));
+    // As many idle sessions per target as jobs may run at once: with fewer, a relay serving every job saw
+    // sessions closed on release and opened again (TCP, greeting, EHLO) a moment later.
+    p = new SmtpPool(deliveryOptions(ctx.config), Math.max(32, ctx.config.deliveryConcurrency));
     pools.set(ctx, p);
   }
   return p;

@@ -17,7 +17,7 @@ export function registerDelivery(ctx: AppContext): () => Promise<void> {
     groupConcurrency: ctx.config.deliveryDomainConcurrency,
     leaseMs: o.leaseMs,
     schedule: DELIVERY_SCHEDULE,
-    handle: (job) => runDeliveryJob(ctx, pool, job),
+    handle: (job, release) => runDeliveryJob(ctx, pool, job, release),
   });
   return async () => closeSmtpPool(ctx);
 }

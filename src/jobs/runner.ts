@@ -20,8 +20,11 @@ export interface JobHandler {
   /**
    * Does the work. On success the handler finishes the job itself (completeJob or rescheduleJob) in the
    * transaction that records the outcome. Throwing hands the job back for a retry on `schedule`.
+   * `release` hands the job's concurrency slot back before the returned promise settles: a delivery whose
+   * SMTP work is done and that only waits for its outcome's group commit. The job stays leased until it
+   * settles (stop() and runUntilIdle() still wait for it), so a crash meanwhile loses nothing.
    */
-  handle(job: Job): Promise<void>;
+  handle(job: Job, release: () => void): Promise<void>;
   onGiveUp?(job: Job, error: unknown): Promise<void>;
 }
 
@@ -40,6 +43,8 @@ export class JobRunner {
   private readonly inflight = new Map<string, number>();
   private readonly groupInflight = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
+  /** Jobs whose slot was released but which have not settled, per queue. */
+  private readonly released = new Map<string, number>();
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;
   private wakeResolve: (() => void) | null = null;
@@ -114,18 +119,20 @@ export class JobRunner {
     let started = 0;
     for (const h of this.handlers.values()) {
       const cap = h.concurrency ?? 16;
-      const free = cap - (this.inflight.get(h.queue) ?? 0);
+      // Released jobs still hold memory (their outcome waits for a commit): running and released jobs
+      // together stay within twice the cap.
+      const running = this.inflight.get(h.queue) ?? 0;
+      const free = Math.min(cap - running, 2 * cap - running - (this.released.get(h.queue) ?? 0));
       if (free <= 0) continue;
       const excludeGroups = h.groupConcurrency
         ? [...this.groupInflight].filter(([g, n]) => g.startsWith(`${h.queue}|`) && n >= h.groupConcurrency!).map(([g]) => g.slice(h.queue.length + 1))
         : [];
-      // Never more than the room left in the fullest group still claimable, so that no group passes its cap
-      // (all the jobs of one claim may belong to one group: a backlog of one slow destination).
-      let limit = Math.min(free, 100);
+      // Each group gets no more than the room it has left (the claim numbers jobs per group), so one claim can
+      // start many groups' jobs without any group passing its cap.
+      const limit = Math.min(free, 100);
+      const inflight = new Map<string, number>();
       if (h.groupConcurrency) {
-        let fullest = 0;
-        for (const [g, n] of this.groupInflight) if (g.startsWith(`${h.queue}|`) && n < h.groupConcurrency) fullest = Math.max(fullest, n);
-        limit = Math.min(limit, h.groupConcurrency - fullest);
+        for (const [g, n] of this.groupInflight) if (g.startsWith(`${h.queue}|`)) inflight.set(g.slice(h.queue.length + 1), n);
       }
       const jobs = await claimJobs(this.o.database, {
         queues: [h.queue],
@@ -134,6 +141,7 @@ export class JobRunner {
         leaseMs: h.leaseMs ?? 5 * 60_000,
         now: this.o.clock.now(),
         excludeGroups,
+        groupCap: h.groupConcurrency ? { cap: h.groupConcurrency, inflight } : undefined,
       });
       for (const job of jobs) {
         started++;
@@ -145,14 +153,29 @@ export class JobRunner {
 
   private track(h: JobHandler, job: Job): void {
     const gk = job.group_key ? `${h.queue}|${job.group_key}` : null;
-    this.inflight.set(h.queue, (this.inflight.get(h.queue) ?? 0) + 1);
-    if (gk) this.groupInflight.set(gk, (this.groupInflight.get(gk) ?? 0) + 1);
-    const p = this.execute(h, job).finally(() => {
-      this.inflight.set(h.queue, (this.inflight.get(h.queue) ?? 1) - 1);
-      if (gk) {
-        const n = (this.groupInflight.get(gk) ?? 1) - 1;
-        if (n <= 0) this.groupInflight.delete(gk);
-        else this.groupInflight.set(gk, n);
+    const add = (m: Map<string, number>, k: string, d: number) => {
+      const n = (m.get(k) ?? 0) + d;
+      if (n <= 0) m.delete(k);
+      else m.set(k, n);
+    };
+    add(this.inflight, h.queue, 1);
+    if (gk) add(this.groupInflight, gk, 1);
+    let slot = true;
+    const release = () => {
+      if (!slot) return;
+      slot = false;
+      add(this.inflight, h.queue, -1);
+      if (gk) add(this.groupInflight, gk, -1);
+      add(this.released, h.queue, 1);
+      this.wake();
+    };
+    const p = this.execute(h, job, release).finally(() => {
+      if (slot) {
+        slot = false;
+        add(this.inflight, h.queue, -1);
+        if (gk) add(this.groupInflight, gk, -1);
+      } else {
+        add(this.released, h.queue, -1);
       }
       this.running.delete(p);
       this.wake();
@@ -160,9 +183,9 @@ export class JobRunner {
     this.running.add(p);
   }
 
-  private async execute(h: JobHandler, job: Job): Promise<void> {
+  private async execute(h: JobHandler, job: Job, release: () => void): Promise<void> {
     try {
-      await h.handle(job);
+      await h.handle(job, release);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const { db } = this.o.database;

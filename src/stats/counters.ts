@@ -55,6 +55,9 @@ function metricsOf(e: RecordedEvent, flags: Map<string, { opens: boolean; links:
       if (e.tracking?.trackedLinks) out.push([Metric.TotalTrackedLinksSent, e.tracking.trackedLinks]);
       return out;
     }
+    case 'Delivered':
+      // Filled by delivery: the click redirects in the copy this recipient was sent.
+      return e.tracking?.trackedLinks ? [[Metric.TotalTrackedLinksSent, e.tracking.trackedLinks]] : [];
     case 'Bounced': {
       const type = name(d.Type) ?? 'Unknown';
       return [

@@ -16,12 +16,17 @@ export interface TrackingInput {
   trackOpens: boolean;
   /** None | HtmlAndText | HtmlOnly | TextOnly */
   trackLinks: string;
+  /** Called once per link turned into a click redirect (delivery counts them: TotalTrackedLinksSent). */
+  onTrackedLink?: () => void;
 }
 
 export function applyTracking(ctx: AppContext, input: TrackingInput): { html: string | null; text: string | null } {
   const { messageId, recipient } = input;
-  const rewriter = (location: ClickLocation) => (link: string) =>
-    isTrackableLink(ctx, link) ? clickUrl(ctx, { messageId, recipient, link, location }) : null;
+  const rewriter = (location: ClickLocation) => (link: string) => {
+    if (!isTrackableLink(ctx, link)) return null;
+    input.onTrackedLink?.();
+    return clickUrl(ctx, { messageId, recipient, link, location });
+  };
   let { html, text } = input;
   const mode = input.trackLinks.toLowerCase();
   if (html !== null && (mode === 'htmlandtext' || mode === 'htmlonly')) html = rewriteHtmlLinks(html, rewriter('HTML'));

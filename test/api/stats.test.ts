@@ -80,7 +80,7 @@ describe('statistics from real sends, opens, clicks and bounces across a Moscow 
       UniqueOpens: 2,
       TotalClicks: 3,
       UniqueLinksClicked: 2,
-      TotalTrackedLinksSent: 0,
+      TotalTrackedLinksSent: 1, // the one tracked link of the delivered copy of the first send
       Tracked: 1,
       WithLinkTracking: 1,
       WithOpenTracking: 1,

@@ -70,4 +70,26 @@ describe('per-recipient copies', () => {
     }
     assert.equal(links.size, 2, 'one link per recipient');
   });
+
+  it('counts the tracked links of each delivered copy in TotalTrackedLinksSent', async () => {
+    sink.rcptReplies.set('refused@dest.example', { code: 550, message: '5.1.1 No such user' });
+    const before = (await s.request('GET', '/stats/outbound?tag=links')).body.TotalTrackedLinksSent as number;
+    assert.equal(before, 0);
+    await send(s, {
+      From: 'news@example.com',
+      To: 'e@dest.example, f@dest.example, refused@dest.example',
+      Subject: 'links',
+      Tag: 'links',
+      // Two trackable links in the HTML, one in the text; mailto: and unsubscribe links are left alone.
+      HtmlBody: '<a href="https://shop.example/1">1</a> <a href="https://shop.example/2">2</a> <a href="mailto:x@y.example">m</a>',
+      TextBody: 'See https://shop.example/3 or https://shop.example/unsubscribe',
+      TrackLinks: 'HtmlAndText',
+    });
+    await s.drain();
+    const r = await s.request('GET', '/stats/outbound?tag=links');
+    assert.equal(r.status, 200, r.text);
+    // Three per delivered copy; the refused recipient's copy was never sent.
+    assert.equal(r.body.TotalTrackedLinksSent, 6);
+    assert.equal(r.body.WithLinkTracking, 1);
+  });
 });

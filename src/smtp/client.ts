@@ -1,0 +1,232 @@
+// A lean SMTP client session (RFC 5321) for delivery: EHLO (HELO fallback), STARTTLS (RFC 3207) or implicit
+// TLS, AUTH PLAIN/LOGIN (RFC 4954), and one transaction after another on the same connection. When the
+// server offers PIPELINING (RFC 2920), MAIL, RCPT and DATA go out in one write, and the dot-stuffed message
+// in a second, so a transaction costs two socket writes and one round trip wait plus the final reply.
+// Why not nodemailer's SMTPConnection: it writes each command and each body chunk separately (5+ writes
+// per message, each a syscall that on loopback also runs the receiver's network stack), streams the body
+// through a Transform for dot-stuffing, and never pipelines. Replacing it in bench/deliver (2 cores) took
+// the service from 0.94 to 0.76 CPU ms per message and the sink from 0.26 to 0.09 (bench/README.md).
+import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { dotStuff } from './dot-stuff.js';
+import { ReplyReader, type SmtpReply } from './replies.js';
+
+export interface SmtpClientOptions {
+  host: string;
+  port: number;
+  /** Implicit TLS from the first byte (smtps, port 465). */
+  secure: boolean;
+  /** Name sent in EHLO/HELO. */
+  name: string;
+  tls: { servername: string; rejectUnauthorized: boolean };
+  /** When the server refuses STARTTLS, carry on in plaintext (RFC 7435) instead of failing. */
+  opportunisticTls: boolean;
+  auth?: { user: string; pass: string };
+  connectTimeoutMs: number;
+  /** Longest wait for one reply. */
+  socketTimeoutMs: number;
+}
+
+export class SmtpError extends Error {
+  constructor(
+    message: string,
+    /** The reply that refused the command, when there was one. */
+    readonly response?: string,
+    readonly responseCode?: number,
+    readonly command?: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+const refused = (command: string, r: SmtpReply) => new SmtpError(`${command} refused: ${r.text}`, r.text, r.code, command);
+const ok = (r: SmtpReply) => r.code >= 200 && r.code < 300;
+
+function open(o: SmtpClientOptions): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = o.secure
+      ? tlsConnect({ host: o.host, port: o.port, servername: o.tls.servername, rejectUnauthorized: o.tls.rejectUnauthorized })
+      : netConnect({ host: o.host, port: o.port });
+    const timer = setTimeout(() => socket.destroy(new SmtpError(`connection to ${o.host}:${o.port} timed out`, undefined, undefined, 'CONN', 'ETIMEDOUT')), o.connectTimeoutMs);
+    const onError = (e: Error) => {
+      clearTimeout(timer);
+      reject(e);
+    };
+    socket.once('error', onError);
+    socket.once(o.secure ? 'secureConnect' : 'connect', () => {
+      clearTimeout(timer);
+      socket.removeListener('error', onError);
+      socket.setNoDelay(true);
+      resolve(socket);
+    });
+  });
+}
+
+export class SmtpClient {
+  /** True once the connection failed or was closed: the session must not be used again. */
+  broken = false;
+  /** EHLO keywords, upper case (PIPELINING, STARTTLS, SIZE, AUTH, ...); AUTH maps to its mechanisms. */
+  private caps = new Map<string, string>();
+  private reader = new ReplyReader();
+
+  private constructor(
+    private socket: Socket,
+    private readonly o: SmtpClientOptions,
+  ) {
+    this.attach(socket);
+  }
+
+  static async connect(o: SmtpClientOptions): Promise<SmtpClient> {
+    const c = new SmtpClient(await open(o), o);
+    try {
+      const greeting = await c.reply(o.connectTimeoutMs);
+      if (greeting.code !== 220) throw refused('greeting', greeting);
+      await c.hello();
+      if (!o.secure && c.caps.has('STARTTLS')) await c.startTls();
+      if (o.auth) await c.login(o.auth);
+      return c;
+    } catch (err) {
+      c.close();
+      throw err;
+    }
+  }
+
+  get pipelining(): boolean {
+    return this.caps.has('PIPELINING');
+  }
+
+  private attach(socket: Socket): void {
+    socket.on('data', (chunk: Buffer) => this.reader.push(chunk));
+    socket.on('error', (err) => this.fail(err));
+    socket.on('close', () => this.fail(new SmtpError('connection closed by the server', undefined, undefined, 'CONN', 'ECONNECTION')));
+    socket.on('timeout', () => socket.destroy(new SmtpError('timed out waiting for the server', undefined, undefined, 'CONN', 'ETIMEDOUT')));
+  }
+
+  private fail(err: Error): void {
+    this.broken = true;
+    this.reader.fail(err);
+  }
+
+  private async reply(timeoutMs = this.o.socketTimeoutMs): Promise<SmtpReply> {
+    this.socket.setTimeout(timeoutMs);
+    const r = await this.reader.next();
+    // A 421 means the server is closing the session (RFC 5321 3.8).
+    if (r.code === 421) this.broken = true;
+    return r;
+  }
+
+  private write(data: string | Buffer): void {
+    this.socket.write(data);
+  }
+
+  private async command(line: string): Promise<SmtpReply> {
+    this.write(`${line}\r\n`);
+    return this.reply();
+  }
+
+  private async hello(): Promise<void> {
+    let r = await this.command(`EHLO ${this.o.name}`);
+    this.caps = new Map();
+    if (!ok(r)) {
+      // A server that does not know EHLO (RFC 5321 3.2): HELO, and no extensions.
+      r = await this.command(`HELO ${this.o.name}`);
+      if (!ok(r)) throw refused('HELO', r);
+      return;
+    }
+    for (const line of r.text.split('\n').slice(1)) {
+      const [kw, ...rest] = line.slice(4).trim().split(/\s+/);
+      if (kw) this.caps.set(kw.toUpperCase(), rest.join(' ').toUpperCase());
+    }
+  }
+
+  private async startTls(): Promise<void> {
+    const r = await this.command('STARTTLS');
+    if (r.code !== 220) {
+      if (this.o.opportunisticTls) return;
+      throw refused('STARTTLS', r);
+    }
+    const plain = this.socket;
+    plain.removeAllListeners('data');
+    plain.removeAllListeners('close');
+    plain.removeAllListeners('timeout');
+    this.socket = await new Promise<Socket>((resolve, reject) => {
+      const s = tlsConnect({ socket: plain, servername: this.o.tls.servername, rejectUnauthorized: this.o.tls.rejectUnauthorized });
+      s.once('secureConnect', () => resolve(s));
+      s.once('error', reject);
+    });
+    this.reader = new ReplyReader();
+    this.attach(this.socket);
+    await this.hello(); // RFC 3207 4.2: what was learnt before TLS is discarded
+  }
+
+  private async login(auth: { user: string; pass: string }): Promise<void> {
+    const mechs = (this.caps.get('AUTH') ?? 'PLAIN').split(' ');
+    const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+    if (!mechs.includes('PLAIN') && mechs.includes('LOGIN')) {
+      for (const [step, line] of [['AUTH LOGIN', 'AUTH LOGIN'], ['AUTH LOGIN (user)', b64(auth.user)]] as const) {
+        const r = await this.command(line);
+        if (r.code !== 334) throw refused(step, r);
+      }
+      const r = await this.command(b64(auth.pass));
+      if (r.code !== 235) throw refused('AUTH LOGIN', r);
+      return;
+    }
+    const r = await this.command(`AUTH PLAIN ${b64(`\0${auth.user}\0${auth.pass}`)}`);
+    if (r.code !== 235) throw refused('AUTH PLAIN', r);
+  }
+
+  /** One transaction: MAIL FROM, RCPT TO, DATA. Resolves with the final reply; throws SmtpError on a refusal. */
+  async send(from: string, to: string, raw: Buffer): Promise<string> {
+    const size = this.caps.has('SIZE') ? ` SIZE=${raw.length}` : '';
+    const utf8 = this.caps.has('SMTPUTF8') && /[^\x00-\x7f]/.test(from + to) ? ' SMTPUTF8' : '';
+    const mail = `MAIL FROM:<${from}>${size}${utf8}\r\n`;
+    const rcpt = `RCPT TO:<${to}>\r\n`;
+    let m: SmtpReply, r: SmtpReply, d: SmtpReply;
+    if (this.pipelining) {
+      this.write(mail + rcpt + 'DATA\r\n');
+      [m, r, d] = [await this.reply(), await this.reply(), await this.reply()];
+    } else {
+      this.write(mail);
+      if (!ok((m = await this.reply()))) throw refused('MAIL FROM', m);
+      this.write(rcpt);
+      if (!ok((r = await this.reply()))) throw refused('RCPT TO', r);
+      this.write('DATA\r\n');
+      d = await this.reply();
+    }
+    const failure = !ok(m) ? refused('MAIL FROM', m) : !ok(r) ? refused('RCPT TO', r) : null;
+    if (failure) {
+      // RFC 2920 3.1: a server that still answers DATA with 354 gets an empty message, which it must refuse.
+      if (d.code === 354) {
+        this.write('.\r\n');
+        await this.reply();
+      }
+      throw failure;
+    }
+    if (d.code !== 354) throw refused('DATA', d);
+    this.write(dotStuff(raw));
+    const final = await this.reply();
+    this.socket.setTimeout(0);
+    if (!ok(final)) throw refused('DATA', final);
+    return final.text;
+  }
+
+  /** RSET after a refused transaction, so the next one starts clean (RFC 5321 4.1.1.5). */
+  async reset(): Promise<void> {
+    if (this.broken) return;
+    const r = await this.command('RSET').catch(() => null);
+    this.socket.setTimeout(0);
+    if (!r || !ok(r)) this.broken = true;
+  }
+
+  /** Says goodbye and closes; never waits for the answer. */
+  quit(): void {
+    if (!this.broken && this.socket.writable) this.socket.end('QUIT\r\n');
+    this.broken = true;
+  }
+
+  close(): void {
+    this.broken = true;
+    this.socket.destroy();
+  }
+}
