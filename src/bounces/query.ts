@@ -2,7 +2,7 @@
 // Every query is filtered by the caller's server id.
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
-import { containsInsensitive, tagEquals } from '../db/util.js';
+import { containsInsensitive, MAX_ROW_ID, tagEquals } from '../db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { parseFilterDate } from '../time.js';
 import { bounceRows, bounceView, type BounceRow } from './bounce-view.js';
@@ -65,7 +65,10 @@ export async function listBounces(ctx: AppContext, serverId: number, f: BounceFi
 /** Path ids are digits only; anything else names no bounce. */
 export function parseBounceId(text: string): number {
   if (!/^\d{1,15}$/.test(text.trim())) throw new ApiError(ErrorCode.BounceIdRequired, 'A numeric BounceID is required.');
-  return Number(text.trim());
+  const id = Number(text.trim());
+  // Bounce ids are 32-bit on PostgreSQL; a larger number names no bounce (and must not overflow the query).
+  if (id > MAX_ROW_ID) throw new ApiError(ErrorCode.BounceNotFound, `Bounce ${id} not found.`);
+  return id;
 }
 
 async function findRow(ctx: AppContext, serverId: number, id: number): Promise<BounceRow> {

@@ -52,3 +52,6 @@ export function tagEquals(dialect: Dialect, column: Expression<any>, value: stri
 export function dialectOf(db: Kysely<any>): Dialect {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
+
+/** Row ids are PostgreSQL `integer` (int4): a larger id in a path or body can only miss, and must not reach SQL. */
+export const MAX_ROW_ID = 2_147_483_647;

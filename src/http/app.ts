@@ -5,7 +5,7 @@ import { registerRoutes } from '../api/index.js';
 import type { AppContext } from '../context.js';
 import { registerAuth } from './auth.js';
 import { registerJsonParser } from './body-parser.js';
-import { registerErrorHandling } from './errors.js';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './errors.js';
 import { parseQuery } from './query.js';
 import type { App } from './types.js';
 
@@ -24,6 +24,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     requestIdHeader: false,
     trustProxy: false,
     ajv: { customOptions: { coerceTypes: 'array', allErrors: false, removeAdditional: false, useDefaults: true } },
+    // Router and HTTP-parser refusals answer {ErrorCode, Message} like every other failure (http/errors.ts).
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   }).withTypeProvider() as unknown as App;
 
   await app.register(swagger, {
@@ -41,8 +44,11 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   registerJsonParser(app);
   registerErrorHandling(app);
   registerAuth(app, ctx);
-  app.addHook('onSend', async (req, reply) => {
+  // A callback hook, not an async one: it runs on every answer, and an async hook costs a promise and a
+  // microtask turn per request.
+  app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('x-request-id', req.id);
+    done(null, payload);
   });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -1,5 +1,11 @@
 import { Type } from 'typebox';
+import { MAX_ROW_ID } from '../db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
+
+export { MAX_ROW_ID };
+
+/** A positive row id in a path or body. */
+export const RowId = () => Type.Integer({ minimum: 1, maximum: MAX_ROW_ID });
 
 /** count (1-500) and offset, both required, as the specification's list operations take them. */
 export const PageQuery = {

@@ -15,7 +15,8 @@ const TRACK_LINKS: Record<string, TrackLinks> = { none: 'None', htmlandtext: 'Ht
 export function parseTrackLinks(value: unknown): TrackLinks | null {
   if (value === undefined || value === null) return null;
   if (typeof value === 'boolean') return value ? 'HtmlAndText' : 'None';
-  if (typeof value === 'string' && TRACK_LINKS[value.toLowerCase()]) return TRACK_LINKS[value.toLowerCase()];
+  // Object.hasOwn: a plain object also "has" __proto__, constructor, toString...
+  if (typeof value === 'string' && Object.hasOwn(TRACK_LINKS, value.toLowerCase())) return TRACK_LINKS[value.toLowerCase()]!;
   throw bad("The field 'TrackLinks' must be one of None, HtmlAndText, HtmlOnly, TextOnly (or true/false).");
 }
 

@@ -13,10 +13,16 @@ export type TemplateRow = Selectable<TemplatesTable>;
 
 const blankToNull = (v: string | null | undefined): string | null | undefined => (v === '' ? null : v);
 
+const MAX_TEMPLATE_ID = 2_147_483_647;
+
 export async function findTemplate(db: Kysely<Database>, serverId: number, idOrAlias: string | number): Promise<TemplateRow | undefined> {
   let q = db.selectFrom('templates').selectAll().where('server_id', '=', serverId);
   const key = String(idOrAlias).trim();
-  if (/^\d{1,15}$/.test(key)) q = q.where('id', '=', Number(key));
+  if (/^\d{1,15}$/.test(key)) {
+    // Ids are PostgreSQL integer (int4): a larger number names no template and must not reach SQL.
+    if (Number(key) > MAX_TEMPLATE_ID) return undefined;
+    q = q.where('id', '=', Number(key));
+  }
   else q = q.where('alias_key', '=', key.toLowerCase());
   return q.executeTakeFirst();
 }

@@ -19,7 +19,8 @@ export function decodeEntities(s: string): string {
       const cp = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
       return Number.isFinite(cp) && cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
     }
-    return NAMED[ref.toLowerCase()] ?? m;
+    const name = ref.toLowerCase();
+    return Object.hasOwn(NAMED, name) ? NAMED[name]! : m; // not `NAMED[name]`: "&constructor;" is no entity
   });
 }
 

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery, RowId } from '../../http/pagination.js';
 
 const Host = Type.Union([Type.String({ maxLength: 1000 }), Type.Null()]);
 
-export const DomainIdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+export const DomainIdParams = Type.Object({ id: RowId() });
 export const DomainListQuery = Type.Object(PageQuery);
 
 /** POST /domains. Name is checked in code so that its absence answers 514, not a schema error. */

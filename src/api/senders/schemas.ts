@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery, RowId } from '../../http/pagination.js';
 
 // Field rules (required, lengths, address syntax) are checked in senders/fields.ts so that each answers
 // its published code (520-522); the schema only bounds sizes and types.
 const Field = Type.Optional(Type.Union([Type.String({ maxLength: 100_000 }), Type.Null()]));
 
-export const SignatureIdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+export const SignatureIdParams = Type.Object({ id: RowId() });
 export const SignatureListQuery = Type.Object(PageQuery);
 
 export const CreateSignatureBody = Type.Optional(

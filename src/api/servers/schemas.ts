@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
+import { RowId } from '../../http/pagination.js';
 import { ServerSettingsFields } from '../server/schemas.js';
 
-export const ServerParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+export const ServerParams = Type.Object({ id: RowId() });
 
 export const ListServersQuery = Type.Object({
   count: Type.Integer({ minimum: 1, maximum: 500 }),

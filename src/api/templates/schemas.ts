@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { RowId } from '../../http/pagination.js';
 
 const Text = Type.Union([Type.String(), Type.Null()]);
 // Body fields are typed by src/templates/fields.ts (readTemplateInput): the app's Ajv coerces types, which
@@ -43,8 +44,8 @@ export const ValidateBody = Type.Object(
 
 export const PushBody = Type.Object(
   {
-    SourceServerID: Type.Integer({ minimum: 1 }),
-    DestinationServerID: Type.Integer({ minimum: 1 }),
+    SourceServerID: RowId(),
+    DestinationServerID: RowId(),
     PerformChanges: Type.Boolean(),
   },
   { additionalProperties: true },

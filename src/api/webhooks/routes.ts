@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
+import { MAX_ROW_ID } from '../../http/pagination.js';
 import { serverAuth, type App } from '../../http/types.js';
 import { listAttempts } from '../../webhooks/attempts.js';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateSecret, updateWebhook, WEBHOOK_NOT_FOUND } from '../../webhooks/store.js';
@@ -11,7 +12,7 @@ const security = [{ serverToken: [] }];
 
 /** A path id that is not a positive integer names no webhook. */
 function webhookId(text: string): number {
-  if (!/^\d{1,15}$/.test(text) || Number(text) < 1) throw new ApiError(WEBHOOK_NOT_FOUND, `Webhook ${text.slice(0, 30)} was not found.`);
+  if (!/^\d{1,15}$/.test(text) || Number(text) < 1 || Number(text) > MAX_ROW_ID) throw new ApiError(WEBHOOK_NOT_FOUND, `Webhook ${text.slice(0, 30)} was not found.`);
   return Number(text);
 }
 
