@@ -193,8 +193,23 @@ function parseMailbox(item: string): Mailbox {
   return { name: decodeName(item.slice(0, lt)), ...spec };
 }
 
+// A lone dot-atom address at a lowercase ASCII host name: the shape of most recipients. For such text the
+// full parser below returns exactly { name: '', address: text, ascii: text, domain }, so it is answered
+// here without splitting, comment stripping and IDNA conversion (about 9% of the CPU of a 500-message
+// batch, bench/README.md). "xn--" labels, upper case, quotes and anything else take the full parser.
+const PLAIN = /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~]+(?:\.[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~]+)*@((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?)$/;
+
+function plainMailbox(text: string): Mailbox | null {
+  if (text.length > 254 || text.includes('xn--')) return null;
+  const m = PLAIN.exec(text);
+  if (!m || text.length - m[1].length - 1 > 64) return null;
+  return { name: '', address: text, ascii: text, domain: m[1] };
+}
+
 /** Parses a comma-separated address list. Empty elements (a trailing comma) are skipped. */
 export function parseAddressList(text: string): Mailbox[] {
+  const plain = plainMailbox(text);
+  if (plain) return [plain];
   if (CONTROL.test(text)) throw new AddressError('control characters (CR, LF, ...) are not allowed');
   return splitList(text)
     .filter((item) => stripComments(item).trim() !== '')

@@ -102,11 +102,18 @@ export async function countStats(trx: Kysely<Database>, ctx: AppContext, events:
   const flags = await trackingFlags(trx, events);
   const shard = ctx.dialect === 'postgres' ? Math.floor(Math.random() * PG_SHARDS) : 0;
   const rows = new Map<string, Row>();
+  // A batch's events share one time: the Moscow day is computed once per distinct time, not per event.
+  let lastAt = NaN;
+  let day = '';
   for (const e of events) {
-    const day = moscowDay(e.occurredAt);
+    if (e.occurredAt !== lastAt) {
+      lastAt = e.occurredAt;
+      day = moscowDay(lastAt);
+    }
     const tag = statsTag(e.tag);
     for (const [metric, n] of metricsOf(e, flags)) {
-      const key = JSON.stringify([e.serverId, day, metric, e.streamId, tag]);
+      // \u0000 cannot occur in any part (tags and stream ids with NUL are refused at the API).
+      const key = `${e.serverId}\u0000${day}\u0000${metric}\u0000${e.streamId}\u0000${tag}`;
       const row = rows.get(key);
       if (row) row.value += n;
       else rows.set(key, { server_id: e.serverId, stream_id: e.streamId, tag, day, metric, shard, value: n });

@@ -37,6 +37,7 @@ export function readTimeBucket(seconds: number): string {
  * Writers and readers both go through this function, so a filter on the full tag still matches. */
 export function statsTag(tag: string | null | undefined): string {
   const t = tag ?? '';
-  if (Buffer.byteLength(t) <= 256) return t;
+  // A UTF-16 unit is at most 3 UTF-8 bytes: short tags skip the byte count.
+  if (t.length <= 85 || Buffer.byteLength(t) <= 256) return t;
   return `${t.slice(0, 60)}#${createHash('sha256').update(t).digest('hex')}`;
 }

@@ -73,3 +73,44 @@ describe('RFC 5322 address lists', () => {
     assert.throws(() => parseSingleMailbox(' , '), AddressError);
   });
 });
+
+describe('parseAddressList fast path for plain addresses', () => {
+  // A leading space keeps text off the fast path; the full parser trims it, so both must agree exactly.
+  const slow = (text: string) => {
+    try {
+      return parseAddressList(` ${text}`);
+    } catch (err) {
+      return (err as Error).constructor.name;
+    }
+  };
+  const fast = (text: string) => {
+    try {
+      return parseAddressList(text);
+    } catch (err) {
+      return (err as Error).constructor.name;
+    }
+  };
+
+  it('answers exactly as the full parser on 20,000 seeded near-plain addresses', () => {
+    let seed = 20261121;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return (seed >>> 8) % n;
+    };
+    const alphabet = 'abcXYZ019.-_+@!#=~"\\ (),;:<>[]éЯ\u00ad';
+    const pick = (s: string, n: number) => Array.from({ length: n }, () => s[rnd(s.length)]).join('');
+    for (let i = 0; i < 20_000; i++) {
+      const atom = () => pick('abcXYZ019-_+', 1 + rnd(rnd(6) === 0 ? 70 : 10));
+      const local = rnd(5) === 0 ? pick(alphabet, 1 + rnd(6)) : Array.from({ length: 1 + rnd(3) }, atom).join(rnd(20) === 0 ? '..' : '.');
+      const labels = Array.from({ length: 1 + rnd(3) }, () => (rnd(8) === 0 ? pick(alphabet, 1 + rnd(4)) : (rnd(6) === 0 ? pick('abcz019-', 1 + rnd(70)) : pick('abcz', 1) + pick('abcz019-', rnd(6)) + pick('abcz019', 1))));
+      if (rnd(10) === 0) labels.unshift('xn--' + pick('abc', 3));
+      const text = `${local}@${labels.join('.')}`;
+      assert.deepEqual(fast(text), slow(text), text);
+    }
+  });
+
+  it('takes typical recipients', () => {
+    assert.deepEqual(parseAddressList('rcpt1@example.net'), [{ name: '', address: 'rcpt1@example.net', ascii: 'rcpt1@example.net', domain: 'example.net' }]);
+    assert.deepEqual(parseAddressList('Jane.Doe+tag@mail.example.co.uk')[0].domain, 'mail.example.co.uk');
+  });
+});

@@ -11,6 +11,7 @@ import * as m0007 from './0007-webhooks.js';
 import * as m0008 from './0008-bounces.js';
 import * as m0009 from './0009-templates-stats.js';
 import * as m0010 from './0010-tag-digest-indexes.js';
+import * as m0012 from './0012-drop-messages-retention-index.js';
 import * as m0011 from './0011-drop-plain-recipient-index.js';
 
 export const migrations: Record<string, Migration> = {
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0009-templates-stats': m0009,
   '0010-tag-digest-indexes': m0010,
   '0011-drop-plain-recipient-index': m0011,
+  '0012-drop-messages-retention-index': m0012,
 };
