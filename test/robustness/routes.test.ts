@@ -11,7 +11,7 @@ import { createServer } from '../../src/servers/create-server.js';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js';
 import { addConfirmedSender } from '../helpers/senders.js';
 import { startService, type TestService } from '../helpers/service.js';
-import { casesFor, routesFromOpenApi, runCases, type Failure, type Route, type Samples } from './walk.js';
+import { casesFor, routesFromOpenApi, runCases, type Route, type Samples } from './walk.js';
 
 const SEED = Number(process.env.MAILROOM_ROBUST_SEED ?? 20261121);
 const DEPTH = Number(process.env.MAILROOM_ROBUST_DEPTH ?? 4);
