@@ -4,9 +4,28 @@ import assert from 'node:assert/strict';
 import nodemailer from 'nodemailer';
 import { inboundSmtpPort } from '../../src/inbound/listener.js';
 import { encodeVerp } from '../../src/mail/verp.js';
-import type { TestService } from '../helpers/service.js';
+import { addConfirmedSender } from '../helpers/senders.js';
+import { startService, type TestService } from '../helpers/service.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 export const FROM = 'sender@acme.example';
+
+/** A service with a confirmed sender (FROM) and a webhook receiver on loopback subscribed to `triggers`. */
+export async function startWithWebhooks(triggers: Record<string, unknown>): Promise<{ s: TestService; hooks: WebhookReceiver; close(): Promise<void> }> {
+  const s = await startService({ env: { MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  await addConfirmedSender(s, FROM);
+  const hooks = await startWebhookReceiver();
+  const w = await s.request('POST', '/webhooks', { body: { Url: hooks.url, Triggers: triggers } });
+  assert.equal(w.status, 200, w.text);
+  return {
+    s,
+    hooks,
+    async close() {
+      await s.close();
+      await hooks.close();
+    },
+  };
+}
 
 export interface SentMessage {
   messageId: string;

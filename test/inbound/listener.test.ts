@@ -5,28 +5,19 @@ import { inboundSmtpPort, MAX_CLIENTS, MAX_MESSAGE_BYTES } from '../../src/inbou
 import { purgeReportDigests, REPORT_DIGEST_TTL_MS } from '../../src/inbound/purge.js';
 import { encodeVerp } from '../../src/mail/verp.js';
 import { loadFixture } from '../fixtures/load.js';
-import { addConfirmedSender } from '../helpers/senders.js';
-import { startService, type TestService } from '../helpers/service.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import type { TestService } from '../helpers/service.js';
+import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { waitFor } from '../helpers/wait.js';
-import { deliverReport, FROM, sendOne, type SentMessage } from './helpers.js';
+import { deliverReport, FROM, sendOne, startWithWebhooks, type SentMessage } from './helpers.js';
 
 describe('inbound SMTP listener: DSNs and complaints over real SMTP', () => {
   let s: TestService;
   let hooks: WebhookReceiver;
+  let close: () => Promise<void>;
   before(async () => {
-    s = await startService({ env: { MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true' } });
-    await addConfirmedSender(s, FROM);
-    hooks = await startWebhookReceiver();
-    const w = await s.request('POST', '/webhooks', {
-      body: { Url: hooks.url, Triggers: { Bounce: { Enabled: true, IncludeContent: true }, SpamComplaint: { Enabled: true }, SubscriptionChange: { Enabled: true } } },
-    });
-    assert.equal(w.status, 200, w.text);
+    ({ s, hooks, close } = await startWithWebhooks({ Bounce: { Enabled: true, IncludeContent: true }, SpamComplaint: { Enabled: true }, SubscriptionChange: { Enabled: true } }));
   });
-  after(async () => {
-    await s.close();
-    await hooks.close();
-  });
+  after(() => close());
 
   const report = (file: string, m: SentMessage) => loadFixture(file, { recipient: m.recipient, verp: m.verp, messageId: m.messageId });
   const bouncesOf = async (messageId: string) => (await s.request('GET', `/bounces?count=50&offset=0&messageID=${messageId}`)).body.Bounces;

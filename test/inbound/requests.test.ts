@@ -4,26 +4,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadFixture } from '../fixtures/load.js';
-import { addConfirmedSender } from '../helpers/senders.js';
-import { startService, type TestService } from '../helpers/service.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import type { TestService } from '../helpers/service.js';
+import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { waitFor } from '../helpers/wait.js';
-import { deliverReport, FROM, sendOne } from './helpers.js';
+import { deliverReport, FROM, sendOne, startWithWebhooks } from './helpers.js';
 
 describe('inbound: address changes and list requests from recipients', () => {
   let s: TestService;
   let hooks: WebhookReceiver;
+  let close: () => Promise<void>;
   before(async () => {
-    s = await startService({ env: { MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true' } });
-    await addConfirmedSender(s, FROM);
-    hooks = await startWebhookReceiver();
-    const w = await s.request('POST', '/webhooks', { body: { Url: hooks.url, Triggers: { Bounce: { Enabled: true } } } });
-    assert.equal(w.status, 200, w.text);
+    ({ s, hooks, close } = await startWithWebhooks({ Bounce: { Enabled: true } }));
   });
-  after(async () => {
-    await s.close();
-    await hooks.close();
-  });
+  after(() => close());
 
   const cases: Array<[file: string, to: string, type: string, code: number, name: string, details: RegExp]> = [
     ['unsubscribe-reply-gmail.eml', 'leaving@recipient.example', 'Unsubscribe', 16, 'Unsubscribe request', /^Unsubscribe request: Unsubscribe$/],
