@@ -13,12 +13,12 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import pg from 'pg';
-import { bootstrap } from '../src/accounts/bootstrap.js';
+import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { loadConfig } from '../src/config.js';
 import { createContext, type AppContext } from '../src/context.js';
-import { migrateToLatest } from '../src/db/migrate.js';
-import { registerDelivery } from '../src/delivery/register.js';
-import { acceptMessages } from '../src/sending/accept.js';
+import { migrateToLatest } from '../src/infra/db/migrate.js';
+import { registerDelivery } from '../src/domain/delivery/register.js';
+import { acceptMessages } from '../src/domain/accepting/accept.js';
 import { runPostfix } from './postfix.js';
 
 const N = Number(process.env.BENCH_MESSAGES ?? 5000);

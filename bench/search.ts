@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { bootstrap } from '../src/accounts/bootstrap.js';
+import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { loadConfig } from '../src/config.js';
 import { type AppContext, createContext } from '../src/context.js';
-import { migrateToLatest } from '../src/db/migrate.js';
+import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { buildApp } from '../src/http/app.js';
 
 const N = Number(process.env.BENCH_MESSAGES ?? 1_000_000);

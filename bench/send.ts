@@ -11,12 +11,12 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
-import { bootstrap } from '../src/accounts/bootstrap.js';
+import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
-import { migrateToLatest } from '../src/db/migrate.js';
+import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { buildApp } from '../src/http/app.js';
-import { committerFor } from '../src/sending/group-commit.js';
+import { committerFor } from '../src/domain/accepting/group-commit.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);

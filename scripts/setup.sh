@@ -2,7 +2,7 @@
 # Installs what the tests need beyond npm packages, and makes sure the local PostgreSQL is running.
 # Safe to run repeatedly; does nothing that is already done.
 set -uo pipefail
-need=(postfix)
+need=(postfix chromium swaks spamassassin spamc prometheus)
 # (areas add Debian packages their tests need here, e.g. postfix for the real-MTA bounce test)
 if [ ${#need[@]} -gt 0 ]; then
   missing=()

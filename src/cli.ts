@@ -2,9 +2,9 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Role } from './config.js';
 import { createContext } from './context.js';
-import { migrateToLatest } from './db/migrate.js';
+import { migrateToLatest } from './infra/db/migrate.js';
 import { serve } from './serve.js';
-import { issueToken } from './tokens/issue.js';
+import { issueToken } from './domain/tokens/issue.js';
 
 const HELP = `mailroom: a self-hosted transactional email service
 

@@ -2,15 +2,15 @@
 // Tests build the same thing with their own database, clock and configuration.
 import { Resolver } from 'node:dns/promises';
 import type { Kysely } from 'kysely';
-import { type Clock, systemClock } from './clock.js';
+import { type Clock, systemClock } from './infra/clock.js';
 import type { Config } from './config.js';
-import { resolveSecretKey } from './crypto/secret-key.js';
-import { createSecrets, type Secrets } from './crypto/secrets.js';
-import { type Db, type Dialect, type DbOptions, openDatabase } from './db/database.js';
-import type { Database } from './db/schema.js';
-import { JobRunner } from './jobs/runner.js';
-import { Scheduler } from './jobs/scheduler.js';
-import { createLogger, type Logger } from './logger.js';
+import { resolveSecretKey } from './infra/crypto/secret-key.js';
+import { createSecrets, type Secrets } from './infra/crypto/secrets.js';
+import { type Db, type Dialect, type DbOptions, openDatabase } from './infra/db/database.js';
+import type { Database } from './infra/db/schema.js';
+import { JobRunner } from './infra/jobs/runner.js';
+import { Scheduler } from './infra/jobs/scheduler.js';
+import { createLogger, type Logger } from './infra/logger.js';
 
 export interface AppContext {
   config: Config;

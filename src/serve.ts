@@ -1,7 +1,7 @@
-import { bootstrap } from './accounts/bootstrap.js';
+import { bootstrap } from './domain/accounts/bootstrap.js';
 import type { Config, Role } from './config.js';
 import { createContext } from './context.js';
-import { migrateToLatest } from './db/migrate.js';
+import { migrateToLatest } from './infra/db/migrate.js';
 import { buildApp } from './http/app.js';
 import { startWorker, type WorkerHandle } from './worker.js';
 

@@ -1,14 +1,14 @@
 // The worker role: registers every queue handler and periodic task, then starts them. Each area adds its
 // registration here (delivery, webhooks, purges, retention, DNS re-checks, the inbound SMTP listener).
 import type { AppContext } from './context.js';
-import { purgeExpired, RETENTION_EVERY_MS } from './retention/purge.js';
-import { startInboundListener } from './inbound/listener.js';
-import { PURGE_EVERY_MS, purgeReportDigests } from './inbound/purge.js';
-import { registerDelivery } from './delivery/register.js';
-import { registerSenderWorkers } from './senders/workers.js';
-import { purgeArchivedStreams } from './streams/purge.js';
-import { purgeIdempotencyKeys } from './sending/idempotency.js';
-import { registerWebhookWorker } from './webhooks/register.js';
+import { purgeExpired, RETENTION_EVERY_MS } from './domain/retention/purge.js';
+import { startInboundListener } from './smtp-listeners/inbound-listener.js';
+import { PURGE_EVERY_MS, purgeReportDigests } from './domain/inbound/purge.js';
+import { registerDelivery } from './domain/delivery/register.js';
+import { registerSenderWorkers } from './domain/sender-signatures/workers.js';
+import { purgeArchivedStreams } from './domain/streams/purge.js';
+import { purgeIdempotencyKeys } from './domain/accepting/idempotency.js';
+import { registerWebhookWorker } from './domain/webhooks/register.js';
 
 export interface WorkerHandle {
   stop(): Promise<void>;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController } from 'fastify';
-import { registerRoutes } from '../api/index.js';
+import { registerRoutes } from './routes/index.js';
 import type { AppContext } from '../context.js';
 import { registerAuth } from './auth.js';
 import { registerJsonParser } from './body-parser.js';

@@ -3,8 +3,8 @@
 // accepted as aliases so its SDKs work unchanged.
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { ApiError, ErrorCode } from '../errors.js';
-import { TokenResolver } from '../tokens/token-resolver.js';
+import { ApiError, ErrorCode } from '../domain/errors.js';
+import { TokenResolver } from '../domain/tokens/token-resolver.js';
 import type { App } from './types.js';
 
 const SERVER_HEADERS = ['x-service-server-token', 'x-postmark-server-token'];

@@ -1,7 +1,7 @@
 // JSON bodies: an empty body is "no body" (archive/unarchive are sent with Content-Length: 0), broken JSON is
 // 422/402, and strings that cannot be stored faithfully (NUL, unpaired UTF-16 surrogates) are refused up
 // front so that no handler has to think about them and no database rejects them with a 500.
-import { ApiError, ErrorCode } from '../errors.js';
+import { ApiError, ErrorCode } from '../domain/errors.js';
 import type { App } from './types.js';
 
 // Matches a NUL or a surrogate that is not part of a pair.

@@ -2,7 +2,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, ErrorCode, httpStatusFor } from '../errors.js';
+import { ApiError, ErrorCode, httpStatusFor } from '../domain/errors.js';
 import type { App } from './types.js';
 
 /** ErrorCode for an unexpected failure (not in the published catalogue; the body carries a request id). */

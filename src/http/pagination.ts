@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { MAX_ROW_ID } from '../db/util.js';
-import { ApiError, ErrorCode } from '../errors.js';
+import { MAX_ROW_ID } from '../infra/db/util.js';
+import { ApiError, ErrorCode } from '../domain/errors.js';
 
 export { MAX_ROW_ID };
 

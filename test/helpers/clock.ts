@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/infra/clock.js';
 
 /**
  * The tests' clock: follows real time shifted by an offset, so ordinary tests see time pass, while a test of

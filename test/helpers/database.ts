@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { DbOptions } from '../../src/db/database.js';
+import type { DbOptions } from '../../src/infra/db/database.js';
 
 export const TEST_DIALECT: 'sqlite' | 'postgres' = process.env.MAILROOM_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
 export const TEST_PG_URL = process.env.MAILROOM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -1,12 +1,12 @@
 // A whole mailroom for one test: real database, real HTTP listener on loopback, the worker's runner and
 // scheduler registered but driven by the test (runUntilIdle / start), and a clock the test controls.
-import { bootstrap } from '../../src/accounts/bootstrap.js';
+import { bootstrap } from '../../src/domain/accounts/bootstrap.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import { migrateToLatest } from '../../src/infra/db/migrate.js';
 import { buildApp } from '../../src/http/app.js';
 import type { App } from '../../src/http/types.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/infra/logger.js';
 import { registerWorkers } from '../../src/worker.js';
 import { TestClock } from './clock.js';
 import { createTestDatabase } from './database.js';

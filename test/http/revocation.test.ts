@@ -5,10 +5,10 @@ import { after, before, describe, it } from 'node:test';
 import { createContext, type AppContext } from '../../src/context.js';
 import { buildApp } from '../../src/http/app.js';
 import type { App } from '../../src/http/types.js';
-import { createLogger } from '../../src/logger.js';
-import { issueToken } from '../../src/tokens/issue.js';
-import { TokenResolver } from '../../src/tokens/token-resolver.js';
-import { hashToken, storeToken } from '../../src/tokens/tokens.js';
+import { createLogger } from '../../src/infra/logger.js';
+import { issueToken } from '../../src/domain/tokens/issue.js';
+import { TokenResolver } from '../../src/domain/tokens/token-resolver.js';
+import { hashToken, storeToken } from '../../src/domain/tokens/tokens.js';
 import { addConfirmedSender } from '../helpers/senders.js';
 import { startService, type TestService } from '../helpers/service.js';
 

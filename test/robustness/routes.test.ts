@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { recordBounce } from '../../src/bounces/record-bounce.js';
-import { createServer } from '../../src/servers/create-server.js';
+import { recordBounce } from '../../src/domain/bounces/record-bounce.js';
+import { createServer } from '../../src/domain/servers/create-server.js';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js';
 import { addConfirmedSender } from '../helpers/senders.js';
 import { startService, type TestService } from '../helpers/service.js';

@@ -1,0 +1,55 @@
+// The accept path of every send operation (POST /email, /email/batch, and the template sends of
+// src/http/routes/templates): validate each message, then check and store the valid ones through the group
+// committer. Returns one outcome per input, in input order; a failed message never stops the others.
+import type { AppContext } from '../../context.js';
+import { ApiError } from '../errors.js';
+import { commitUnits, failure, replayed, type SendUnit, type Slot } from './commit-units.js';
+import { committerFor } from './group-commit.js';
+import { findStoredAnswer, type IdempotencyInput } from './idempotency.js';
+import { prepareMessage } from './validate.js';
+import type { SendOutcome } from './types.js';
+
+export type { SendOutcome, SendResult } from './types.js';
+export { readIdempotencyKey } from './idempotency.js';
+
+export interface SendAuth {
+  accountId: number;
+  serverId: number;
+  /** The SERVICE_API_TEST token: validate fully, store and send nothing. */
+  testMode: boolean;
+}
+
+export interface AcceptOptions {
+  /** TemplateModel is substituted into the message (the single send only). */
+  allowTemplateModel?: boolean;
+  idempotency?: IdempotencyInput | null;
+}
+
+/**
+ * Accepts messages for one server. Each outcome carries the send result (the batch item) and the HTTP
+ * status a single send answers with (200, 422, or 413 for an oversize message). Throws ApiError only for
+ * a refusal of the whole request (an Idempotency-Key reused for another request).
+ */
+export async function acceptMessages(ctx: AppContext, auth: SendAuth, inputs: unknown[], opts: AcceptOptions = {}): Promise<SendOutcome[]> {
+  const sender = { accountId: auth.accountId, serverId: auth.serverId };
+  const idempotency = auth.testMode ? null : (opts.idempotency ?? null);
+  if (idempotency) {
+    const stored = await findStoredAnswer(ctx.db, sender.serverId, idempotency, ctx.clock.now());
+    if (stored) return replayed(stored);
+  }
+  const slots: Slot[] = inputs.map((input) => {
+    try {
+      return { message: prepareMessage(input, { allowTemplateModel: opts.allowTemplateModel ?? false }) };
+    } catch (err) {
+      if (err instanceof ApiError) return { outcome: failure(err) };
+      throw err;
+    }
+  });
+  const unit: SendUnit = { sender, slots, idempotency };
+  if (!slots.some((s) => 'message' in s)) return slots.map((s) => (s as { outcome: SendOutcome }).outcome);
+  const result = auth.testMode
+    ? (await commitUnits(ctx.db, ctx, [unit], ctx.clock.now(), true))[0]
+    : await committerFor(ctx).submit(unit);
+  if ('error' in result) throw result.error;
+  return result.outcomes;
+}

@@ -1,0 +1,114 @@
+// The checks of a message that need the database (specification, "Sending" and "Errors"): the From address
+// needs a confirmed sender signature or a DKIM-verified domain of the account (400/401), the stream must exist
+// on the server and accept sending (1235/1236), and no recipient may be inactive in that stream (406).
+// Everything is loaded with a few set queries for a whole group of messages, inside the transaction that
+// stores them, so a suppression committed a moment earlier is seen.
+import type { Kysely } from 'kysely';
+import { placeholders, selectRaw } from '../../infra/db/raw-query.js';
+import type { Database } from '../../infra/db/schema.js';
+import { dialectOf } from '../../infra/db/util.js';
+import { ApiError, ErrorCode } from '../errors.js';
+import type { PreparedMessage, TrackLinks } from './types.js';
+
+export interface Sender {
+  accountId: number;
+  serverId: number;
+}
+
+export interface ServerSettings {
+  sandbox: boolean;
+  trackOpens: boolean;
+  trackLinks: TrackLinks;
+}
+
+export interface CheckData {
+  servers: Map<number, ServerSettings>;
+  streams: Map<string, { type: string; archived: boolean }>;
+  signatures: Map<string, boolean>;
+  verifiedDomains: Set<string>;
+  suppressed: Set<string>;
+}
+
+const CHUNK = 500;
+const uniq = <T>(xs: T[]) => [...new Set(xs)];
+const chunks = <T>(xs: T[]) => Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
+
+export async function loadCheckData(db: Kysely<Database>, list: Array<{ sender: Sender; message: PreparedMessage }>): Promise<CheckData> {
+  const d = dialectOf(db);
+  const serverIds = uniq(list.map((x) => x.sender.serverId));
+  const accountIds = uniq(list.map((x) => x.sender.accountId));
+  const streamIds = uniq(list.map((x) => x.message.streamId));
+  const data: CheckData = { servers: new Map(), streams: new Map(), signatures: new Map(), verifiedDomains: new Set(), suppressed: new Set() };
+  const inServers = `in (${placeholders(serverIds.length)})`;
+  const inAccounts = `in (${placeholders(accountIds.length)})`;
+  const inStreams = `in (${placeholders(streamIds.length)})`;
+
+  // Raw SQL (db/raw-query.ts): these run once per group commit, and the builder's compilation cost more than
+  // the lookups themselves.
+  const servers = await selectRaw<{ id: number; delivery_type: string; track_opens: number; track_links: string | null }>(
+    db, d, `select "id", "delivery_type", "track_opens", "track_links" from "servers" where "id" ${inServers}`, serverIds,
+  );
+  for (const s of servers) {
+    data.servers.set(s.id, { sandbox: s.delivery_type === 'Sandbox', trackOpens: s.track_opens === 1, trackLinks: (s.track_links || 'None') as TrackLinks });
+  }
+  const streams = await selectRaw<{ server_id: number; id: string; type: string; archived_at: number | null }>(
+    db, d, `select "server_id", "id", "type", "archived_at" from "message_streams" where "server_id" ${inServers} and "id" ${inStreams}`, [...serverIds, ...streamIds],
+  );
+  for (const s of streams) data.streams.set(`${s.server_id}|${s.id}`, { type: s.type, archived: s.archived_at !== null });
+
+  for (const emails of chunks(uniq(list.map((x) => x.message.fromEmail)))) {
+    const rows = await selectRaw<{ account_id: number; email: string; confirmed: number }>(
+      db, d, `select "account_id", "email", "confirmed" from "sender_signatures" where "account_id" ${inAccounts} and "email" in (${placeholders(emails.length)})`, [...accountIds, ...emails],
+    );
+    for (const r of rows) data.signatures.set(`${r.account_id}|${r.email}`, r.confirmed === 1);
+  }
+  for (const names of chunks(uniq(list.map((x) => x.message.fromDomain)))) {
+    const rows = await selectRaw<{ account_id: number; name: string }>(
+      db, d, `select "account_id", "name" from "domains" where "account_id" ${inAccounts} and "name" in (${placeholders(names.length)}) and "dkim_verified" = 1`, [...accountIds, ...names],
+    );
+    for (const r of rows) data.verifiedDomains.add(`${r.account_id}|${r.name}`);
+  }
+  for (const keys of chunks(uniq(list.flatMap((x) => x.message.recipients.map((r) => r.key))))) {
+    const rows = await selectRaw<{ server_id: number; stream_id: string; email: string }>(
+      db, d, `select "server_id", "stream_id", "email" from "suppressions" where "server_id" ${inServers} and "stream_id" ${inStreams} and "email" in (${placeholders(keys.length)})`, [...serverIds, ...streamIds, ...keys],
+    );
+    for (const r of rows) data.suppressed.add(`${r.server_id}|${r.stream_id}|${r.email}`);
+  }
+  return data;
+}
+
+/** The refusal for one message, or null when it may be sent. */
+export function checkMessage(data: CheckData, sender: Sender, m: PreparedMessage): ApiError | null {
+  // The server was deleted while its token was still cached by the auth layer.
+  if (!data.servers.has(sender.serverId)) return new ApiError(ErrorCode.ServerNotFound, 'Server not found.');
+  const confirmed = data.signatures.get(`${sender.accountId}|${m.fromEmail}`);
+  if (confirmed !== true && !data.verifiedDomains.has(`${sender.accountId}|${m.fromDomain}`)) {
+    if (confirmed === false) {
+      return new ApiError(
+        ErrorCode.SenderSignatureNotConfirmed,
+        `The 'From' address you supplied (${m.fromEmail}) has not been confirmed yet. Follow the link in the confirmation email, or verify the DKIM record of its domain.`,
+      );
+    }
+    return new ApiError(
+      ErrorCode.SenderSignatureNotFound,
+      `The 'From' address you supplied (${m.fromEmail}) is not a Sender Signature on your account. Please add and confirm this address in order to be able to use it in the 'From' field of your messages.`,
+    );
+  }
+  const stream = data.streams.get(`${sender.serverId}|${m.streamId}`);
+  if (!stream) return new ApiError(ErrorCode.StreamNotOnServer, `The message stream '${m.streamId}' does not exist on this server.`);
+  if (stream.archived || stream.type === 'Inbound') {
+    return new ApiError(
+      ErrorCode.StreamSendingNotSupported,
+      `The message stream '${m.streamId}' does not support sending${stream.archived ? ' (it is archived)' : ' (it is an inbound stream)'}.`,
+    );
+  }
+  const inactive = uniq(m.recipients.filter((r) => data.suppressed.has(`${sender.serverId}|${m.streamId}|${r.key}`)).map((r) => r.given));
+  if (inactive.length > 0) {
+    // reference.md: the form the SDKs parse.
+    return new ApiError(
+      ErrorCode.InactiveRecipient,
+      `You tried to send to recipient(s) that have been marked as inactive. Found inactive addresses: ${inactive.join(', ')}. Inactive recipients are ones that have generated a hard bounce, a spam complaint, or a manual suppression.`,
+    );
+  }
+  return null;
+}

@@ -1,0 +1,70 @@
+// Writes accepted messages: the message, one row per recipient (To, Cc, Bcc), the attachments (base64), a
+// Processed event (through recordEvents, so webhooks and statistics follow in the same transaction) and the
+// delivery jobs. The caller owns the transaction; nothing here commits.
+import type { Kysely } from 'kysely';
+import type { AppContext } from '../../context.js';
+import type { Database } from '../../infra/db/schema.js';
+import { deliveryJobsFor } from '../delivery/jobs.js';
+import { recordEvents } from '../events/record.js';
+import type { MessageEventInput } from '../events/types.js';
+import { enqueueJobs, type NewJob } from '../../infra/jobs/enqueue.js';
+import type { ServerSettings } from './checks.js';
+import { insertRows } from '../../infra/db/raw-insert.js';
+import type { PreparedMessage } from './types.js';
+
+export interface AcceptedMessage {
+  id: string;
+  serverId: number;
+  message: PreparedMessage;
+  settings: ServerSettings;
+}
+
+const MESSAGE_COLUMNS = [
+  'id', 'server_id', 'stream_id', 'from_email', 'from_raw', 'subject', 'tag', 'html_body', 'text_body', 'reply_to', 'headers',
+  'metadata', 'track_opens', 'track_links', 'attachments', 'status', 'sandbox', 'received_at', 'mime',
+] as const;
+const RECIPIENT_COLUMNS = ['message_id', 'server_id', 'stream_id', 'kind', 'email', 'name', 'status', 'received_at', 'settled_at'] as const;
+const ATTACHMENT_COLUMNS = ['message_id', 'position', 'name', 'content_type', 'content_id', 'content', 'size'] as const;
+
+export async function storeMessages(trx: Kysely<Database>, ctx: AppContext, accepted: AcceptedMessage[], now: number): Promise<void> {
+  if (accepted.length === 0) return;
+  const messages: unknown[][] = [];
+  const recipients: unknown[][] = [];
+  const attachments: unknown[][] = [];
+  const events: MessageEventInput[] = [];
+  const jobs: NewJob[] = [];
+  for (const { id, serverId, message: m, settings } of accepted) {
+    // A Sandbox server records the message as if it had gone out and never delivers it: status Sent,
+    // recipients settled at once, no delivery job (reference.md, "Servers").
+    const sandbox = settings.sandbox;
+    const status = sandbox ? 'Sent' : 'Queued';
+    const trackOpens = m.trackOpens ?? settings.trackOpens;
+    const trackLinks = m.trackLinks ?? settings.trackLinks;
+    const attachmentList = m.attachments.map((a) => ({ Name: a.name, ContentType: a.contentType, ContentID: a.contentId, ContentLength: a.size }));
+    messages.push([
+      id, serverId, m.streamId, m.fromEmail, m.fromRaw, m.subject, m.tag, m.htmlBody, m.textBody, m.replyTo, JSON.stringify(m.headers),
+      JSON.stringify(m.metadata), trackOpens ? 1 : 0, trackLinks, JSON.stringify(attachmentList), status, sandbox ? 1 : 0, now, null,
+    ]);
+    for (const r of m.recipients) recipients.push([id, serverId, m.streamId, r.kind, r.email, r.name, status, now, sandbox ? now : null]);
+    m.attachments.forEach((a, position) => attachments.push([id, position, a.name, a.contentType, a.contentId, a.content, a.size]));
+    events.push({
+      messageId: id,
+      serverId,
+      streamId: m.streamId,
+      type: 'Processed',
+      recipient: m.recipients[0].email,
+      occurredAt: now,
+      details: { Summary: `Accepted for ${m.recipients.length} recipient(s)` },
+      tag: m.tag,
+      metadata: m.metadata,
+      tracking: { opens: trackOpens, links: trackLinks !== 'None' },
+    });
+    if (!sandbox) jobs.push(...deliveryJobsFor(id, m.recipients.map((r) => r.email), now));
+  }
+  await insertRows(trx, ctx.dialect, 'messages', MESSAGE_COLUMNS, messages);
+  await insertRows(trx, ctx.dialect, 'message_recipients', RECIPIENT_COLUMNS, recipients);
+  // Attachments are large: a few per statement keeps one statement's text and parameters bounded.
+  for (let i = 0; i < attachments.length; i += 20) await insertRows(trx, ctx.dialect, 'message_attachments', ATTACHMENT_COLUMNS, attachments.slice(i, i + 20));
+  await recordEvents(trx, ctx, events);
+  await enqueueJobs(trx, jobs, now);
+}

@@ -1,0 +1,121 @@
+// The 'deliver' job: every unsettled recipient of one message at one destination domain. Loads the message,
+// composes and signs it, hands it to the next hop with one SMTP transaction per recipient (each with its own
+// VERP envelope sender, so a bounce names its recipient; the transactions share one pooled connection), and
+// records the outcome (outcome.ts).
+import type { AppContext } from '../../context.js';
+import { fromJson } from '../../infra/db/util.js';
+import { completeJob } from '../../infra/jobs/complete.js';
+import type { Job } from '../../infra/jobs/types.js';
+import { emailDomain } from '../../infra/mime/normalize.js';
+import { encodeVerp } from '../../infra/mime/verp.js';
+import type { SigningKey } from '../sender-signatures/signing.js';
+import { unsubscribeHeaders } from '../streams/unsubscribe-headers.js';
+import { applyTracking } from '../tracking/rewrite.js';
+import { composeMime, dkimSign, type ComposeInput } from './compose.js';
+import type { DeliverPayload } from './jobs.js';
+import { loadForDelivery } from './load.js';
+import { finishIfSettled, recordOutcome } from './outcome.js';
+import type { SmtpPool } from './smtp-pool.js';
+import { deliverToDomain, type Envelope, type SendResult } from './transport.js';
+
+/** The Message-ID header of a message: its MessageID at the service's return-path domain. */
+export function messageIdHeader(ctx: AppContext, messageId: string): string {
+  return `<${messageId}@${ctx.config.returnPathDomain}>`;
+}
+
+async function finishWithoutSending(ctx: AppContext, job: Job, messageId: string | null): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    await completeJob(trx, job.id);
+    if (messageId) await finishIfSettled(trx, [messageId]);
+  });
+}
+
+/**
+ * `release` (from the runner) frees the job's slot once the SMTP work is done: on PostgreSQL a group commit
+ * of outcomes takes tens of milliseconds under load, and slots held through it capped the rate at
+ * concurrency / commit latency. The job stays leased until its outcome commits.
+ */
+export async function runDeliveryJob(ctx: AppContext, pool: SmtpPool, job: Job, release: () => void = () => {}): Promise<void> {
+  const p = JSON.parse(job.payload) as DeliverPayload;
+  const loaded = await loadForDelivery(ctx, p.messageId);
+  // Deleted (retention, server removed) or never to be delivered (Sandbox server, test token).
+  if (!loaded) return finishWithoutSending(ctx, job, null);
+  const { msg, recipients: all, attachments, stream, key, envDomain } = loaded;
+  if (msg.sandbox === 1 || msg.delivery_type === 'Sandbox') return finishWithoutSending(ctx, job, null);
+  const pending = all.filter((r) => r.settled_at === null && emailDomain(r.email) === p.domain);
+  if (pending.length === 0) return finishWithoutSending(ctx, job, msg.id);
+
+  const input: ComposeInput = {
+    messageIdHeader: messageIdHeader(ctx, msg.id),
+    date: new Date(msg.received_at),
+    fromRaw: msg.from_raw,
+    replyTo: msg.reply_to,
+    subject: msg.subject,
+    to: all.filter((r) => r.kind === 'To'),
+    cc: all.filter((r) => r.kind === 'Cc'),
+    html: msg.html_body,
+    text: msg.text_body,
+    headers: fromJson<Array<{ Name: string; Value: string }>>(msg.headers, []),
+    attachments: attachments.map((a) => ({ name: a.name, contentType: a.content_type, contentId: a.content_id, content: a.content })),
+  };
+  const broadcast = stream?.type === 'Broadcasts';
+  const tracked = msg.track_opens === 1 || msg.track_links !== 'None';
+
+  const items: Envelope[] = [];
+  const trackedLinks: number[] = [];
+  let first: { input: ComposeInput; signed: Buffer; unsigned: Buffer } | null = null;
+  let results: SendResult[];
+  try {
+    const build = (copy: ComposeInput) => {
+      const unsigned = composeMime(copy);
+      const signed = key ? dkimSign(unsigned, key) : unsigned;
+      first ??= { input: copy, signed, unsigned };
+      return signed;
+    };
+    // Without tracking or per-recipient headers every recipient gets the same bytes: composed and signed once.
+    const shared = tracked || broadcast ? null : build(input);
+    for (const r of pending) {
+      let raw = shared;
+      let links = 0;
+      if (!raw) {
+        const copy = { ...input };
+        if (tracked) {
+          const t = applyTracking(ctx, {
+            messageId: msg.id,
+            recipient: r.email,
+            html: msg.html_body,
+            text: msg.text_body,
+            trackOpens: msg.track_opens === 1,
+            trackLinks: msg.track_links,
+            onTrackedLink: () => links++,
+          });
+          copy.html = t.html;
+          copy.text = t.text;
+        }
+        if (broadcast) {
+          copy.extraHeaders = unsubscribeHeaders(ctx, { serverId: msg.server_id, streamId: msg.stream_id, streamType: 'Broadcasts', messageId: msg.id, recipient: r.email, unsubscribeHandling: stream?.unsubscribe_handling });
+        }
+        raw = build(copy);
+      }
+      trackedLinks.push(links);
+      items.push({ from: encodeVerp(ctx.secrets, { messageId: msg.id, recipientId: r.id }, envDomain), to: r.email, raw });
+    }
+    results = await deliverToDomain(ctx, pool, p.domain, items);
+  } catch (err) {
+    // A message that cannot be composed (bad stored key, ...) is treated like a delay: retried on the
+    // schedule, given up as a SoftBounce at the maximum age, and visible as Transient events meanwhile.
+    ctx.logger.error({ err, messageId: msg.id }, 'delivery: composing the message failed');
+    const reply = `451 4.3.0 Local error composing the message: ${err instanceof Error ? err.message : String(err)}`;
+    results = pending.map(() => ({ ok: false, reply, server: 'localhost', ip: '', network: true }));
+  }
+  release();
+  const mime = msg.mime === null && first ? storedCopy(first, key) : null;
+  await recordOutcome(ctx, { job, msg, recipients: pending, results, mime, trackedLinks });
+}
+
+/** The as-sent source kept for GET /messages/outbound/{id}/dump: attachment content left out (rule 6). */
+function storedCopy(first: { input: ComposeInput; signed: Buffer; unsigned: Buffer }, key: SigningKey | null): string {
+  if (first.input.attachments.every((a) => !a.content)) return first.signed.toString('utf8');
+  const signature = key ? first.signed.subarray(0, first.signed.length - first.unsigned.length) : Buffer.alloc(0);
+  return Buffer.concat([signature, composeMime(first.input, false)]).toString('utf8');
+}

@@ -1,0 +1,161 @@
+// Records what happened to the recipients of delivery jobs, and finishes or reschedules the jobs, in ONE
+// transaction: a crash before the commit leaves the jobs leased, so they are delivered again after the
+// lease (at-least-once); a crash after it leaves nothing to redo. group-commit.ts gathers the outcomes of
+// jobs that finish at about the same time into one transaction; applyOutcomes writes them with one
+// statement per kind of change rather than one per job.
+import { sql, type Kysely } from 'kysely';
+import type { AppContext } from '../../context.js';
+import type { Database } from '../../infra/db/schema.js';
+import { fromJson } from '../../infra/db/util.js';
+import { recordBounce } from '../bounces/record-bounce.js';
+import { recordEvents } from '../events/record.js';
+import type { MessageEventInput } from '../events/types.js';
+import { backoffDelay } from '../../infra/jobs/backoff.js';
+import { rescheduleJob } from '../../infra/jobs/complete.js';
+import type { Job } from '../../infra/jobs/types.js';
+import { classifyReply } from './classify.js';
+import { outcomeCommitterFor } from './group-commit.js';
+import { DELIVERY_SCHEDULE } from './options.js';
+import type { SendResult } from './transport.js';
+
+export interface OutcomeMessage {
+  id: string;
+  server_id: number;
+  stream_id: string;
+  tag: string | null;
+  metadata: string;
+  received_at: number;
+}
+
+export interface OutcomeRecipient {
+  id: number;
+  email: string;
+}
+
+/** One job's outcome, waiting to be written. */
+export interface Outcome {
+  job: Job;
+  msg: OutcomeMessage;
+  recipients: OutcomeRecipient[];
+  results: SendResult[];
+  /** Per recipient (same order): the tracked links in the copy sent to it, when link tracking was on. */
+  trackedLinks?: number[];
+  /** The as-sent MIME to keep, when the message has none yet. */
+  mime: string | null;
+}
+
+/** The time a transiently failing recipient is given up (MAILROOM_DELIVERY_MAX_AGE_HOURS after acceptance). */
+export function giveUpAt(ctx: AppContext, receivedAt: number): number {
+  return receivedAt + ctx.config.deliveryMaxAgeHours * 3_600_000;
+}
+
+export function recordOutcome(ctx: AppContext, outcome: Outcome): Promise<void> {
+  return outcomeCommitterFor(ctx).submit(outcome);
+}
+
+const chunks = <T>(xs: T[], n = 500): T[][] => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
+
+export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outcomes: Outcome[]): Promise<void> {
+  const now = ctx.clock.now();
+  const messageIds = [...new Set(outcomes.map((o) => o.msg.id))].sort();
+  // Outcomes of one message's jobs (one per domain) are serialized on the message rows (locked in a fixed
+  // order), so exactly one of them sees every recipient settled and finishes the message.
+  if (ctx.dialect === 'postgres') {
+    for (const ids of chunks(messageIds)) await sql`select id from messages where id in (${sql.join(ids)}) order by id for update`.execute(trx);
+  }
+  const open = new Set<number>();
+  for (const ids of chunks(outcomes.flatMap((o) => o.recipients.map((r) => r.id)))) {
+    for (const r of await trx.selectFrom('message_recipients').select('id').where('id', 'in', ids).where('settled_at', 'is', null).execute()) open.add(r.id);
+  }
+  const delivered: number[] = [];
+  const delayed: number[] = [];
+  const completed: number[] = [];
+  const events: MessageEventInput[] = [];
+  const mimes: Array<[string, string]> = [];
+  for (const o of outcomes) {
+    const { msg } = o;
+    const deadline = giveUpAt(ctx, msg.received_at);
+    const metadata = fromJson<Record<string, string>>(msg.metadata, {});
+    const base = { messageId: msg.id, serverId: msg.server_id, streamId: msg.stream_id, occurredAt: now, tag: msg.tag, metadata };
+    let lastDelay: string | null = null;
+    for (let i = 0; i < o.recipients.length; i++) {
+      const r = o.recipients[i];
+      const res = o.results[i];
+      // Settled meanwhile (a DSN or complaint arrived through the inbound intake): keep that outcome.
+      if (!open.has(r.id)) continue;
+      const where = { DestinationServer: res.server, DestinationIP: res.ip };
+      if (res.ok) {
+        delivered.push(r.id);
+        const links = o.trackedLinks?.[i] ?? 0;
+        const tracking = links > 0 ? { tracking: { opens: false, links: true, trackedLinks: links } } : {};
+        events.push({ ...base, type: 'Delivered', recipient: r.email, details: { DeliveryMessage: `smtp;${res.reply}`, ...where }, ...tracking });
+        continue;
+      }
+      const c = res.network ? null : classifyReply(res.reply);
+      if (c?.kind === 'permanent') {
+        await recordBounce(trx, ctx, { messageId: msg.id, email: r.email, type: c.bounceType, details: `smtp;${res.reply}`, bouncedAt: now, recipientId: r.id });
+      } else if (now >= deadline) {
+        const hours = ctx.config.deliveryMaxAgeHours;
+        const details = `Gave up after ${hours} hours of failed attempts; last answer from ${res.server}: ${res.reply}`;
+        await recordBounce(trx, ctx, { messageId: msg.id, email: r.email, type: 'SoftBounce', details, bouncedAt: now, recipientId: r.id });
+      } else {
+        delayed.push(r.id);
+        lastDelay = res.reply;
+        events.push({
+          ...base,
+          type: 'Transient',
+          recipient: r.email,
+          details: { Summary: 'Delivery delayed; it will be retried.', DeliveryMessage: `smtp;${res.reply}`, ...where },
+        });
+      }
+    }
+    if (o.mime !== null) mimes.push([msg.id, o.mime]);
+    if (lastDelay !== null) {
+      const next = Math.min(now + backoffDelay(o.job.attempts, DELIVERY_SCHEDULE), deadline);
+      await rescheduleJob(trx, o.job.id, Math.max(next, now), lastDelay);
+    } else {
+      completed.push(o.job.id);
+    }
+  }
+  await storeMimes(trx, mimes);
+  for (const ids of chunks(delivered)) await trx.updateTable('message_recipients').set({ status: 'Sent', settled_at: now }).where('id', 'in', ids).execute();
+  for (const ids of chunks(delayed)) await trx.updateTable('message_recipients').set({ status: 'Transient' }).where('id', 'in', ids).execute();
+  await recordEvents(trx, ctx, events);
+  for (const ids of chunks(completed)) await trx.deleteFrom('jobs').where('id', 'in', ids).execute();
+  await finishIfSettled(trx, messageIds);
+}
+
+/**
+ * Keeps the as-sent source of messages that have none yet, one statement per 100 messages (a CASE on the
+ * id, valid on both dialects) instead of one per message: on PostgreSQL, one UPDATE per message was most of
+ * the time a group of outcomes took to commit (bench/deliver).
+ */
+async function storeMimes(trx: Kysely<Database>, mimes: Array<[string, string]>): Promise<void> {
+  for (const part of chunks(mimes, 100)) {
+    const cases = sql.join(part.map(([id, mime]) => sql`when ${id} then ${mime}`), sql` `);
+    const ids = sql.join(part.map(([id]) => id));
+    await sql`update messages set mime = case id ${cases} end where id in (${ids}) and mime is null`.execute(trx);
+  }
+}
+
+/**
+ * For each message with no recipient left unsettled: status Sent (also when some bounced; the bounces
+ * show in its events, as the hosted service does) and the attachment content dropped (specification,
+ * general rule 6); names, types and sizes stay. Returns the finished message ids.
+ */
+export async function finishIfSettled(trx: Kysely<Database>, messageIds: string[]): Promise<string[]> {
+  const done: string[] = [];
+  for (const ids of chunks(messageIds)) {
+    const open = new Set(
+      (await trx.selectFrom('message_recipients').select('message_id').distinct().where('message_id', 'in', ids).where('settled_at', 'is', null).execute()).map(
+        (r) => r.message_id,
+      ),
+    );
+    const settled = ids.filter((id) => !open.has(id));
+    if (settled.length === 0) continue;
+    await trx.updateTable('messages').set({ status: 'Sent' }).where('id', 'in', settled).where('status', '=', 'Queued').execute();
+    await trx.updateTable('message_attachments').set({ content: null }).where('message_id', 'in', settled).where('content', 'is not', null).execute();
+    done.push(...settled);
+  }
+  return done;
+}

@@ -1,0 +1,118 @@
+// SMTP client sessions (smtp/client.ts) kept open between jobs: a relay, or one MX address, serves many
+// messages over one connection, one transaction after another (RFC 5321 3.3). Idle sessions are closed
+// after a few seconds; a session that saw a network error or a 421 is never reused.
+import { SmtpClient } from '../../infra/smtp-client/client.js';
+import type { DeliveryOptions } from './options.js';
+import type { SmtpTarget } from './targets.js';
+
+export interface SmtpFailure extends Error {
+  code?: string;
+  /** The server's reply that refused the command, when there was one. */
+  response?: string;
+  responseCode?: number;
+  command?: string;
+}
+
+export class SmtpSession {
+  /** Messages sent over this session; a fresh session never hides a stale-connection error. */
+  sent = 0;
+  /** Taken from the idle list: the server may have closed it meanwhile. */
+  reused = false;
+  constructor(
+    readonly key: string,
+    readonly target: SmtpTarget,
+    readonly conn: SmtpClient,
+  ) {}
+
+  get broken(): boolean {
+    return this.conn.broken;
+  }
+
+  /** One transaction: MAIL FROM, RCPT TO, DATA. Resolves with the server's final reply. */
+  async send(from: string, to: string, raw: Buffer): Promise<string> {
+    const reply = await this.conn.send(from, to, raw);
+    this.sent++;
+    return reply;
+  }
+
+  /** RSET after a refused transaction, so the next one starts clean (RFC 5321 4.1.1.5). */
+  reset(): Promise<void> {
+    return this.conn.reset();
+  }
+}
+
+export class SmtpPool {
+  private readonly idle = new Map<string, Array<{ s: SmtpSession; timer: NodeJS.Timeout }>>();
+  private closed = false;
+
+  constructor(
+    private readonly o: DeliveryOptions,
+    /** Idle sessions kept per target. */
+    private readonly maxIdlePerTarget = 32,
+  ) {}
+
+  private keyOf(t: SmtpTarget): string {
+    return `${t.secure ? 'smtps' : 'smtp'}://${t.auth?.user ?? ''}@${t.host}:${t.port}/${t.serverName}`;
+  }
+
+  async acquire(t: SmtpTarget, fresh = false): Promise<SmtpSession> {
+    const key = this.keyOf(t);
+    const list = this.idle.get(key);
+    while (!fresh && list && list.length > 0) {
+      const { s, timer } = list.pop()!;
+      clearTimeout(timer);
+      if (!s.broken) {
+        s.reused = true;
+        return s;
+      }
+      s.conn.close();
+    }
+    return this.connect(key, t);
+  }
+
+  private async connect(key: string, t: SmtpTarget): Promise<SmtpSession> {
+    const conn = await SmtpClient.connect({
+      host: t.host,
+      port: t.port,
+      secure: t.secure,
+      name: this.o.ehloName,
+      // Opportunistic STARTTLS (RFC 3207): upgrade when offered, carry on in plaintext when an MX refuses the
+      // upgrade; a relay gets TLS verified.
+      opportunisticTls: !t.relay,
+      tls: { rejectUnauthorized: t.verifyTls, servername: t.serverName },
+      auth: t.auth,
+      connectTimeoutMs: this.o.connectTimeoutMs,
+      socketTimeoutMs: this.o.socketTimeoutMs,
+    });
+    return new SmtpSession(key, t, conn);
+  }
+
+  /** Returns a session for reuse, or closes it when it is broken, the pool is closing, or enough are idle. */
+  release(s: SmtpSession): void {
+    const list = this.idle.get(s.key) ?? [];
+    if (s.broken || this.closed || list.length >= this.maxIdlePerTarget) {
+      s.conn.quit();
+      return;
+    }
+    const timer = setTimeout(() => {
+      const i = list.findIndex((x) => x.s === s);
+      if (i >= 0) list.splice(i, 1);
+      s.conn.quit();
+    }, this.o.idleMs);
+    timer.unref();
+    list.push({ s, timer });
+    this.idle.set(s.key, list);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const list of this.idle.values()) {
+      for (const { s, timer } of list) {
+        clearTimeout(timer);
+        s.conn.quit();
+        s.conn.close();
+      }
+    }
+    this.idle.clear();
+  }
+}

@@ -1,0 +1,93 @@
+// Where mail for a domain goes: the configured relay, or the domain's MX hosts (RFC 5321 5.1) resolved
+// through ctx.dns (MAILROOM_DNS_SERVERS), each expanded to its addresses in the order they are tried.
+import { isIP } from 'node:net';
+import type { AppContext } from '../../context.js';
+
+export interface SmtpTarget {
+  /** Address (or relay host name) to connect to. */
+  host: string;
+  port: number;
+  /** Implicit TLS (smtps relay). */
+  secure: boolean;
+  /** Host name for TLS SNI and for DestinationServer. */
+  serverName: string;
+  auth?: { user: string; pass: string };
+  /** Relay: certificates are verified. MX: opportunistic STARTTLS without verification (RFC 7435). */
+  verifyTls: boolean;
+  relay: boolean;
+}
+
+/** A DNS answer that settles the fate of the recipients without an SMTP conversation. */
+export class RoutingError extends Error {
+  constructor(
+    message: string,
+    /** SMTP-style reply the outcome is classified by, e.g. "556 5.1.10 ...". */
+    readonly reply: string,
+    readonly permanent: boolean,
+  ) {
+    super(message);
+  }
+}
+
+const NO_RECORDS = new Set(['ENODATA']);
+const NO_DOMAIN = new Set(['ENOTFOUND', 'NXDOMAIN']);
+
+async function addresses(ctx: AppContext, host: string): Promise<string[]> {
+  if (isIP(host)) return [host];
+  // IPv4 first: many hosts have no IPv6 route, and a failed connect only costs the next try.
+  const [v4, v6] = await Promise.allSettled([ctx.dns.resolve4(host), ctx.dns.resolve6(host)]);
+  return [...(v4.status === 'fulfilled' ? v4.value : []), ...(v6.status === 'fulfilled' ? v6.value : [])];
+}
+
+/** Stable order by preference; equal preferences are shuffled to spread load (RFC 5321 5.1). */
+function byPreference<T extends { priority: number }>(records: T[]): T[] {
+  return records
+    .map((r) => ({ r, k: Math.random() }))
+    .sort((a, b) => a.r.priority - b.r.priority || a.k - b.k)
+    .map((x) => x.r);
+}
+
+export async function resolveTargets(ctx: AppContext, domain: string): Promise<SmtpTarget[]> {
+  const relay = ctx.config.smtpRelay;
+  if (relay) {
+    return [
+      {
+        host: relay.host,
+        port: relay.port,
+        secure: relay.secure,
+        serverName: relay.host,
+        auth: relay.user !== undefined ? { user: relay.user, pass: relay.pass ?? '' } : undefined,
+        verifyTls: true,
+        relay: true,
+      },
+    ];
+  }
+  const port = ctx.config.mxPort;
+  let hosts: string[];
+  try {
+    const mx = await ctx.dns.resolveMx(domain);
+    // Null MX (RFC 7505): the domain accepts no mail at all.
+    if (mx.length === 1 && (mx[0].exchange === '' || mx[0].exchange === '.')) {
+      throw new RoutingError(`${domain} publishes a null MX`, '556 5.1.10 Recipient address has null MX', true);
+    }
+    hosts = byPreference(mx.filter((r) => r.exchange !== '' && r.exchange !== '.')).map((r) => r.exchange.replace(/\.$/, ''));
+    if (hosts.length === 0) hosts = [domain];
+  } catch (err) {
+    if (err instanceof RoutingError) throw err;
+    const code = (err as { code?: string }).code ?? '';
+    if (NO_DOMAIN.has(code)) throw new RoutingError(`${domain} does not exist`, `550 5.1.2 Host or domain name not found: ${domain}`, true);
+    // No MX records: the domain itself is the implicit MX (RFC 5321 5.1).
+    if (NO_RECORDS.has(code)) hosts = [domain];
+    else throw new RoutingError(`MX lookup for ${domain} failed: ${code || String(err)}`, `451 4.4.3 DNS lookup of ${domain} failed (${code})`, false);
+  }
+  const targets: SmtpTarget[] = [];
+  for (const host of hosts) {
+    for (const ip of await addresses(ctx, host)) {
+      targets.push({ host: ip, port, secure: false, serverName: host, verifyTls: false, relay: false });
+    }
+  }
+  if (targets.length === 0) {
+    throw new RoutingError(`no address for the mail hosts of ${domain}`, `451 4.4.4 No address found for the mail hosts of ${domain}`, false);
+  }
+  return targets;
+}

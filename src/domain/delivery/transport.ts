@@ -1,0 +1,91 @@
+// Hands messages for one destination domain to the next hop: the relay, or the domain's MX hosts in order
+// of preference, moving to the next host when a connection cannot be made (RFC 5321 5.1). Each item is one
+// SMTP transaction (its own VERP envelope sender); all items share one session per host.
+import type { AppContext } from '../../context.js';
+import { resolveTargets, RoutingError, type SmtpTarget } from './targets.js';
+import type { SmtpFailure, SmtpPool, SmtpSession } from './smtp-pool.js';
+
+export interface Envelope {
+  from: string;
+  to: string;
+  raw: Buffer;
+}
+
+export type SendResult =
+  /** The server took responsibility for the message (2xx after DATA). */
+  | { ok: true; reply: string; server: string; ip: string }
+  /** A reply refused it (4xx/5xx), or no server could be reached (reply is synthesized, network: true). */
+  | { ok: false; reply: string; server: string; ip: string; network: boolean };
+
+function describe(err: unknown): string {
+  const e = err as SmtpFailure;
+  return e?.message ? e.message.replace(/\s+/g, ' ').slice(0, 500) : String(err);
+}
+
+/**
+ * Sends each envelope; the result array matches the input order. Never throws: every failure becomes a
+ * result for the items it touched.
+ */
+export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: string, items: Envelope[]): Promise<SendResult[]> {
+  const results: Array<SendResult | undefined> = items.map(() => undefined);
+  let targets: SmtpTarget[];
+  try {
+    targets = await resolveTargets(ctx, domain);
+  } catch (err) {
+    const r = err instanceof RoutingError ? err : new RoutingError(describe(err), `451 4.4.3 ${describe(err)}`, false);
+    return items.map(() => ({ ok: false, reply: r.reply, server: domain, ip: '', network: !r.permanent }));
+  }
+  let lastError = 'no mail host could be reached';
+  let lastServer = domain;
+  let lastIp = '';
+  for (const target of targets) {
+    if (results.every((r) => r !== undefined)) break;
+    let session: SmtpSession;
+    try {
+      session = await pool.acquire(target);
+    } catch (err) {
+      lastError = describe(err);
+      lastServer = target.serverName;
+      lastIp = target.host;
+      continue; // next MX (or next address of this one)
+    }
+    let held = true;
+    try {
+      for (let i = 0; i < items.length; i++) {
+        if (results[i] !== undefined) continue;
+        const it = items[i];
+        try {
+          const reply = await session.send(it.from, it.to, it.raw);
+          results[i] = { ok: true, reply, server: target.serverName, ip: target.host };
+        } catch (err) {
+          const e = err as SmtpFailure;
+          if (e.responseCode && e.response) {
+            results[i] = { ok: false, reply: e.response, server: target.serverName, ip: target.host, network: false };
+            await session.reset();
+            if (!session.broken) continue;
+            break;
+          }
+          // The connection failed under us. A pooled session may simply have been closed by the server while
+          // idle: the item is tried once more on a fresh connection before this host is given up.
+          lastError = describe(err);
+          lastServer = target.serverName;
+          lastIp = target.host;
+          if (!session.reused) break;
+          pool.release(session);
+          held = false;
+          try {
+            session = await pool.acquire(target, true);
+            held = true;
+          } catch (err2) {
+            lastError = describe(err2);
+            break;
+          }
+          i--;
+        }
+      }
+    } finally {
+      if (held) pool.release(session);
+    }
+  }
+  return results.map((r) => r ?? { ok: false, reply: `451 4.4.1 ${lastError}`, server: lastServer, ip: lastIp, network: true });
+}

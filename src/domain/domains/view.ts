@@ -1,0 +1,33 @@
+// Domain answers (specification, "Domain"): the list item and the detail.
+import type { Selectable } from 'kysely';
+import type { AppContext } from '../../context.js';
+import type { Database } from '../../infra/db/schema.js';
+import { spfTextValue } from '../../infra/dns/spf.js';
+import { dkimFields, loadDomainKeys } from './dkim-state.js';
+
+export type DomainRow = Selectable<Database['domains']>;
+
+export function domainListItem(d: DomainRow): Record<string, unknown> {
+  return {
+    ID: d.id,
+    Name: d.name,
+    SPFVerified: d.spf_verified === 1,
+    DKIMVerified: d.dkim_verified === 1,
+    ReturnPathDomainVerified: d.return_path_verified === 1,
+  };
+}
+
+export async function domainDetail(ctx: AppContext, d: DomainRow): Promise<Record<string, unknown>> {
+  const keys = (await loadDomainKeys(ctx, [d.id])).get(d.id)!;
+  return {
+    Name: d.name,
+    SPFVerified: d.spf_verified === 1,
+    SPFHost: d.name,
+    SPFTextValue: spfTextValue(ctx.config.spfInclude),
+    ...(await dkimFields(ctx, d, keys)),
+    ReturnPathDomain: d.return_path_domain,
+    ReturnPathDomainVerified: d.return_path_verified === 1,
+    ReturnPathDomainCNAMEValue: ctx.config.returnPathDomain,
+    ID: d.id,
+  };
+}

@@ -1,0 +1,58 @@
+// GET /messages/{id}/details and /dump. A message of another server is "not found" like a missing one
+// (isolation: the caller learns nothing about other servers' ids).
+import type { AppContext } from '../../context.js';
+import { fromJson } from '../../infra/db/util.js';
+import { ApiError, ErrorCode } from '../errors.js';
+import { iso } from '../../infra/time.js';
+import { ITEM_COLUMNS, messageItem, recipientsOf } from './view.js';
+
+export function messageNotFound(id: string): ApiError {
+  return new ApiError(ErrorCode.MessageNotFound, `No message found with ID '${id}'.`);
+}
+
+/** Ensures the message exists on this server; returns its stream. */
+export async function requireMessage(ctx: AppContext, serverId: number, id: string): Promise<{ stream_id: string }> {
+  const m = await ctx.db.selectFrom('messages').select('stream_id').where('id', '=', id).where('server_id', '=', serverId).executeTakeFirst();
+  if (!m) throw messageNotFound(id);
+  return m;
+}
+
+export async function messageDetails(ctx: AppContext, serverId: number, id: string) {
+  const m = await ctx.db
+    .selectFrom('messages')
+    .select([...ITEM_COLUMNS, 'html_body', 'text_body', 'mime'])
+    .where('id', '=', id)
+    .where('server_id', '=', serverId)
+    .executeTakeFirst();
+  if (!m) throw messageNotFound(id);
+  const [recipients, events] = await Promise.all([
+    recipientsOf(ctx, [id]),
+    ctx.db
+      .selectFrom('message_events')
+      .select(['type', 'recipient', 'occurred_at', 'details'])
+      .where('message_id', '=', id)
+      .where('server_id', '=', serverId)
+      .orderBy('occurred_at')
+      .orderBy('id')
+      .execute(),
+  ]);
+  return {
+    ...messageItem(m, recipients.get(id) ?? []),
+    HtmlBody: m.html_body ?? '',
+    TextBody: m.text_body ?? '',
+    // The source as sent (attachment content left out, general rule 6); empty until it is composed.
+    Body: m.mime ?? '',
+    MessageEvents: events.map((e) => ({
+      Recipient: e.recipient,
+      Type: e.type,
+      ReceivedAt: iso(e.occurred_at),
+      Details: fromJson<Record<string, unknown>>(e.details, {}),
+    })),
+  };
+}
+
+export async function messageDump(ctx: AppContext, serverId: number, id: string): Promise<{ Body: string }> {
+  const m = await ctx.db.selectFrom('messages').select('mime').where('id', '=', id).where('server_id', '=', serverId).executeTakeFirst();
+  if (!m) throw messageNotFound(id);
+  return { Body: m.mime ?? '' };
+}

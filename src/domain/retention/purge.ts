@@ -1,0 +1,92 @@
+// Message retention (specification, general rule 3): messages and their open/click records are deleted
+// after the server's retention period (7-365 days, default 45), and so is bounce information. Statistics
+// are separate counters and stay (rule 4).
+//
+// Deletion runs in small batches, each its own short transaction, so that sending (which needs the
+// database's write lock on SQLite, and row locks on PostgreSQL) never waits long behind a purge. Deleting a
+// message removes its recipients, attachments, events, opens and clicks through ON DELETE CASCADE (each of
+// those tables is indexed by message_id). The task is idempotent: several workers may run it, and a run cut
+// short is finished by the next one.
+import type { Kysely } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { DAY_MS } from '../../infra/time.js';
+
+export const RETENTION_BATCH = 500;
+/** At most this many batches per server per run; the rest waits for the next run. */
+export const RETENTION_MAX_BATCHES = 40;
+export const RETENTION_EVERY_MS = 15 * 60_000;
+
+export interface PurgeCounts {
+  messages: number;
+  bounces: number;
+}
+
+const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The tables retention deletes from, each with the time that ages its rows. */
+const AGED = { messages: 'received_at', bounces: 'bounced_at' } as const;
+
+/** Deletes up to `maxBatches` batches of rows older than `cutoff` matching `scope` (a server, or a server's
+ * stream), oldest first, each batch its own transaction; returns how many were deleted. */
+async function deleteBefore(
+  ctx: AppContext,
+  table: keyof typeof AGED,
+  scope: { server_id: number; stream_id?: string },
+  cutoff: number,
+  maxBatches: number,
+): Promise<number> {
+  // Both tables share the columns used here (id, server_id and their time column); Kysely cannot type a
+  // query over a union of tables, hence the one cast.
+  const db = ctx.db as unknown as Kysely<Record<string, { id: string | number; server_id: number; stream_id: string; received_at: number; bounced_at: number }>>;
+  const at = AGED[table];
+  let deleted = 0;
+  for (let i = 0; i < maxBatches; i++) {
+    let q = db.selectFrom(table).select('id').where('server_id', '=', scope.server_id);
+    if (scope.stream_id !== undefined) q = q.where('stream_id', '=', scope.stream_id);
+    const ids = await q.where(at, '<', cutoff).orderBy(at).limit(RETENTION_BATCH).execute();
+    if (ids.length === 0) break;
+    const done = await db
+      .deleteFrom(table)
+      .where('server_id', '=', scope.server_id)
+      .where(
+        'id',
+        'in',
+        ids.map((r) => r.id),
+      )
+      .executeTakeFirst();
+    deleted += Number(done.numDeletedRows);
+    if (ids.length < RETENTION_BATCH) break;
+    await pause();
+  }
+  return deleted;
+}
+
+/** Deletes up to `maxBatches` batches per stream of one server's messages received before `cutoff`; also
+ * used to empty a server before deleting it. Stream by stream, because messages are indexed by
+ * (server_id, stream_id, received_at, id) for search: a per-server time index would be one more B-tree
+ * written by every accepted message (migration 0012 dropped it). Archived streams are included; a stream's
+ * row outlives its messages (the stream purge deletes the messages first). */
+export async function deleteMessagesBefore(ctx: AppContext, serverId: number, cutoff: number, maxBatches = RETENTION_MAX_BATCHES): Promise<number> {
+  const streams = await ctx.db.selectFrom('message_streams').select('id').where('server_id', '=', serverId).execute();
+  let deleted = 0;
+  for (const s of streams) deleted += await deleteBefore(ctx, 'messages', { server_id: serverId, stream_id: s.id }, cutoff, maxBatches);
+  return deleted;
+}
+
+/** One retention run over every server; a message is kept for exactly retention_days x 24 h. */
+export async function purgeExpired(ctx: AppContext, now: number): Promise<PurgeCounts> {
+  const counts: PurgeCounts = { messages: 0, bounces: 0 };
+  const servers = await ctx.db.selectFrom('servers').select(['id', 'retention_days']).orderBy('id').execute();
+  for (const s of servers) {
+    try {
+      const cutoff = now - s.retention_days * DAY_MS;
+      counts.messages += await deleteMessagesBefore(ctx, s.id, cutoff);
+      counts.bounces += await deleteBefore(ctx, 'bounces', { server_id: s.id }, cutoff, RETENTION_MAX_BATCHES);
+    } catch (err) {
+      // One server's failure (a deleted server, a lock timeout) must not stop the others.
+      ctx.logger.error({ err, serverId: s.id }, 'retention purge failed for a server');
+    }
+  }
+  if (counts.messages || counts.bounces) ctx.logger.info(counts, 'retention purge');
+  return counts;
+}

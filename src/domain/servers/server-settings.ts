@@ -1,0 +1,91 @@
+// Validation of the writable server fields, shared by PUT /server and the account's /servers API.
+import type { Updateable } from 'kysely';
+import type { ServersTable } from '../../infra/db/tables/servers.js';
+import { toFlag } from '../../infra/db/util.js';
+import { ApiError, ErrorCode } from '../errors.js';
+
+export const SERVER_COLORS = ['Purple', 'Blue', 'Turquoise', 'Green', 'Red', 'Orange', 'Yellow', 'Grey'] as const;
+export const TRACK_LINKS = ['None', 'HtmlAndText', 'HtmlOnly', 'TextOnly'] as const;
+
+export interface ServerSettingsInput {
+  Name?: string;
+  Color?: string;
+  SmtpApiActivated?: boolean;
+  RawEmailEnabled?: boolean;
+  InboundHookUrl?: string;
+  BounceHookUrl?: string;
+  OpenHookUrl?: string;
+  DeliveryHookUrl?: string;
+  ClickHookUrl?: string;
+  PostFirstOpenOnly?: boolean;
+  InboundDomain?: string;
+  InboundSpamThreshold?: number;
+  TrackOpens?: boolean;
+  TrackLinks?: string;
+  IncludeBounceContentInHook?: boolean;
+  EnableSmtpApiErrorHooks?: boolean;
+  RetentionDays?: number;
+}
+
+type Patch = Updateable<ServersTable>;
+
+function hookUrl(field: string, v: string): string {
+  if (v === '') return v;
+  try {
+    const u = new URL(v);
+    if (u.protocol === 'http:' || u.protocol === 'https:') return v;
+  } catch {
+    /* fall through */
+  }
+  throw new ApiError(ErrorCode.ServerInvalidWebhookUrl, `${field} must be an absolute http(s) URL.`);
+}
+
+/** Turns validated API input into a row patch; throws ApiError with the published code on a bad value. */
+export function serverSettingsPatch(input: ServerSettingsInput): Patch {
+  const p: Patch = {};
+  if (input.Name !== undefined) {
+    const name = input.Name.trim();
+    if (!name) throw new ApiError(ErrorCode.ServerNameMissing, 'Server name is required.');
+    if (name.length > 255) throw new ApiError(ErrorCode.ServerNameMissing, 'Server name must be at most 255 characters.');
+    p.name = name;
+  }
+  if (input.Color !== undefined) {
+    const c = SERVER_COLORS.find((x) => x.toLowerCase() === input.Color!.toLowerCase());
+    if (!c) throw new ApiError(ErrorCode.ServerInvalidColor, `Color must be one of ${SERVER_COLORS.join(', ')}.`);
+    p.color = c;
+  }
+  if (input.TrackLinks !== undefined) {
+    const t = TRACK_LINKS.find((x) => x.toLowerCase() === input.TrackLinks!.toLowerCase());
+    if (!t) throw new ApiError(ErrorCode.InvalidRequestFields, `TrackLinks must be one of ${TRACK_LINKS.join(', ')}.`);
+    p.track_links = t;
+  }
+  if (input.RetentionDays !== undefined) {
+    if (!Number.isInteger(input.RetentionDays) || input.RetentionDays < 7 || input.RetentionDays > 365)
+      throw new ApiError(ErrorCode.InvalidRequestFields, 'RetentionDays must be a whole number from 7 to 365.');
+    p.retention_days = input.RetentionDays;
+  }
+  if (input.InboundSpamThreshold !== undefined) {
+    if (!Number.isInteger(input.InboundSpamThreshold) || input.InboundSpamThreshold < 0 || input.InboundSpamThreshold > 30)
+      throw new ApiError(ErrorCode.InvalidRequestFields, 'InboundSpamThreshold must be a whole number from 0 to 30.');
+    p.inbound_spam_threshold = input.InboundSpamThreshold;
+  }
+  if (input.InboundDomain !== undefined) p.inbound_domain = input.InboundDomain.trim().toLowerCase();
+  const flags: [keyof ServerSettingsInput, keyof Patch][] = [
+    ['SmtpApiActivated', 'smtp_api_activated'],
+    ['RawEmailEnabled', 'raw_email_enabled'],
+    ['PostFirstOpenOnly', 'post_first_open_only'],
+    ['TrackOpens', 'track_opens'],
+    ['IncludeBounceContentInHook', 'include_bounce_content_in_hook'],
+    ['EnableSmtpApiErrorHooks', 'enable_smtp_api_error_hooks'],
+  ];
+  for (const [k, col] of flags) if (input[k] !== undefined) (p as any)[col] = toFlag(input[k] as boolean);
+  const hooks: [keyof ServerSettingsInput, keyof Patch][] = [
+    ['InboundHookUrl', 'inbound_hook_url'],
+    ['BounceHookUrl', 'bounce_hook_url'],
+    ['OpenHookUrl', 'open_hook_url'],
+    ['DeliveryHookUrl', 'delivery_hook_url'],
+    ['ClickHookUrl', 'click_hook_url'],
+  ];
+  for (const [k, col] of hooks) if (input[k] !== undefined) (p as any)[col] = hookUrl(k, input[k] as string);
+  return p;
+}

@@ -1,0 +1,36 @@
+import type { Config } from '../../config.js';
+import type { Selectable } from 'kysely';
+import type { ServersTable } from '../../infra/db/tables/servers.js';
+import { fromFlag } from '../../infra/db/util.js';
+
+type ServerRow = Selectable<ServersTable>;
+
+/** The server as the API shows it (reference.md, "Servers"). Token values are never stored, so ApiTokens
+ * carries only the tokens the caller was just given (creation) and otherwise hints of the stored ones. */
+export function serverView(row: ServerRow, config: Config, apiTokens: string[]) {
+  return {
+    ID: row.id,
+    Name: row.name,
+    ApiTokens: apiTokens,
+    Color: row.color,
+    SmtpApiActivated: fromFlag(row.smtp_api_activated),
+    RawEmailEnabled: fromFlag(row.raw_email_enabled),
+    DeliveryType: row.delivery_type,
+    ServerLink: `${config.publicUrl}/servers/${row.id}`,
+    InboundAddress: `${row.inbound_hash}@${row.inbound_domain || `inbound.${config.returnPathDomain}`}`,
+    InboundHookUrl: row.inbound_hook_url,
+    BounceHookUrl: row.bounce_hook_url,
+    OpenHookUrl: row.open_hook_url,
+    DeliveryHookUrl: row.delivery_hook_url,
+    ClickHookUrl: row.click_hook_url,
+    PostFirstOpenOnly: fromFlag(row.post_first_open_only),
+    InboundDomain: row.inbound_domain,
+    InboundHash: row.inbound_hash,
+    InboundSpamThreshold: row.inbound_spam_threshold,
+    TrackOpens: fromFlag(row.track_opens),
+    TrackLinks: row.track_links,
+    IncludeBounceContentInHook: fromFlag(row.include_bounce_content_in_hook),
+    EnableSmtpApiErrorHooks: fromFlag(row.enable_smtp_api_error_hooks),
+    RetentionDays: row.retention_days,
+  };
+}

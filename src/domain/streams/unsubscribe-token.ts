@@ -1,0 +1,37 @@
+// The signed link of one recipient's copy of a broadcast (RFC 8058 one-click unsubscribe). The token carries
+// everything the unsubscribe needs, so the link works without a lookup table and cannot be forged or
+// pointed at another address (HMAC, src/infra/crypto/secrets.ts).
+import type { AppContext } from '../../context.js';
+
+export interface UnsubscribeClaim {
+  serverId: number;
+  streamId: string;
+  messageId: string;
+  recipient: string;
+}
+
+const PURPOSE = 'unsubscribe';
+const VERSION = 'u1';
+
+export function unsubscribeToken(ctx: AppContext, c: UnsubscribeClaim): string {
+  return ctx.secrets.sign(PURPOSE, [VERSION, c.serverId, c.streamId, c.messageId, c.recipient].join('\n'));
+}
+
+export function unsubscribeUrl(ctx: AppContext, c: UnsubscribeClaim): string {
+  return `${ctx.config.publicUrl}/unsubscribe/${unsubscribeToken(ctx, c)}`;
+}
+
+/** The claim of a genuine token, or null for a forged, altered or malformed one. */
+export function readUnsubscribeToken(ctx: AppContext, token: string): UnsubscribeClaim | null {
+  const data = ctx.secrets.verify(PURPOSE, token);
+  if (data === null) return null;
+  // Line-separated rather than JSON: nothing in it needs escaping, so even a 254-character address keeps the
+  // link within the router's 500-character path parameter. The recipient comes last and may hold anything.
+  const parts = data.split('\n');
+  if (parts.length < 5 || parts[0] !== VERSION) return null;
+  const [, server, streamId, messageId] = parts;
+  const serverId = Number(server);
+  const recipient = parts.slice(4).join('\n');
+  if (!Number.isSafeInteger(serverId) || !streamId || !messageId || !recipient) return null;
+  return { serverId, streamId, messageId, recipient };
+}

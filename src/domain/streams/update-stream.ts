@@ -1,0 +1,25 @@
+// PATCH /message-streams/{id}: Name, Description and the unsubscribe handling; the type and ID never change.
+import type { AppContext } from '../../context.js';
+import { checkStreamDescription, checkStreamName, checkUnsubscribeHandling } from './rules.js';
+import { getStream } from './find-stream.js';
+import type { StreamRow } from './stream-view.js';
+
+export async function updateStream(ctx: AppContext, serverId: number, id: string, body: Record<string, unknown>): Promise<StreamRow> {
+  const row = await getStream(ctx.db, serverId, id);
+  const patch: { name?: string; description?: string | null; unsubscribe_handling?: string } = {};
+  // null means "not given" (reference.md, "Requests and responses").
+  if (body.Name !== undefined && body.Name !== null) patch.name = checkStreamName(body.Name);
+  if (body.Description !== undefined && body.Description !== null) patch.description = checkStreamDescription(body.Description);
+  const handling = checkUnsubscribeHandling(body.SubscriptionManagementConfiguration, row.type);
+  if (handling !== undefined) patch.unsubscribe_handling = handling;
+  if (Object.keys(patch).length === 0) return row;
+  const updated = await ctx.db
+    .updateTable('message_streams')
+    .set({ ...patch, updated_at: ctx.clock.now() })
+    .where('server_id', '=', serverId)
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirst();
+  // Purged between the read and the write: the same answer as if it had been gone before.
+  return updated ?? getStream(ctx.db, serverId, id);
+}

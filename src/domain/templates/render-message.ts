@@ -1,0 +1,62 @@
+// Turns a stored Standard template (and its layout) plus a TemplateModel into an ordinary message's Subject,
+// HtmlBody and TextBody. A part that fails to render refuses the whole message (1122): never a half-rendered
+// mail. The HTML escaping applies to HtmlBody only; Subject and TextBody are plain text.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../infra/db/schema.js';
+import { ApiError, ErrorCode } from '../errors.js';
+import { inlineCss } from './inline-css.js';
+import { renderTemplate, TemplateError } from './render.js';
+import { findTemplate, type TemplateRow } from './store.js';
+
+export interface RenderedMessage {
+  subject: string;
+  htmlBody: string | null;
+  textBody: string | null;
+}
+
+export interface TemplateRef {
+  TemplateId?: number | null;
+  TemplateAlias?: string | null;
+}
+
+/** Loads the template a send names, and its layout; refuses layouts and unknown templates. */
+export async function loadTemplateForSending(db: Kysely<Database>, serverId: number, ref: TemplateRef) {
+  const key = ref.TemplateId ?? ref.TemplateAlias;
+  if (key === null || key === undefined || key === '') {
+    throw new ApiError(ErrorCode.TemplateFieldRequired, 'Either TemplateId or TemplateAlias is required.');
+  }
+  if (ref.TemplateAlias !== undefined && ref.TemplateAlias !== null && /^\d+$/.test(ref.TemplateAlias)) {
+    throw new ApiError(ErrorCode.TemplateNotFound, `The template alias '${ref.TemplateAlias}' was not found.`);
+  }
+  const template = await findTemplate(db, serverId, key);
+  if (!template || template.active !== 1) throw new ApiError(ErrorCode.TemplateNotFound, `The template '${key}' was not found.`);
+  if (template.template_type === 'Layout') throw new ApiError(ErrorCode.TemplateTypeMismatch, `The template '${key}' is a layout; layouts cannot be sent.`);
+  const layout = template.layout_template ? await findTemplate(db, serverId, template.layout_template) : undefined;
+  return { template, layout: layout ?? null };
+}
+
+function part(name: string, run: () => string): string {
+  try {
+    return run();
+  } catch (err) {
+    if (err instanceof TemplateError) throw new ApiError(ErrorCode.TemplateInvalidSyntax, `The template's ${name} could not be rendered: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Renders content, then wraps it in the layout's matching part when the layout has one. */
+function body(name: string, source: string | null, layoutSource: string | null | undefined, model: unknown, html: boolean): string | null {
+  if (source === null || source === '') return null;
+  return part(name, () => {
+    const content = renderTemplate(source, model, { html });
+    return layoutSource ? renderTemplate(layoutSource, model, { html, content }) : content;
+  });
+}
+
+export function renderStoredTemplate(template: TemplateRow, layout: TemplateRow | null, model: unknown, opts: { inlineCss?: boolean } = {}): RenderedMessage {
+  const subject = part('Subject', () => renderTemplate(template.subject ?? '', model, { html: false }));
+  let htmlBody = body('HtmlBody', template.html_body, layout?.html_body, model, true);
+  const textBody = body('TextBody', template.text_body, layout?.text_body, model, false);
+  if (htmlBody !== null && opts.inlineCss !== false) htmlBody = inlineCss(htmlBody);
+  return { subject, htmlBody, textBody };
+}

@@ -1,0 +1,37 @@
+// Recent delivery attempts of one webhook (GET /webhooks/{id}/deliveries, beyond the specification).
+import type { AppContext } from '../../context.js';
+import { iso } from '../../infra/time.js';
+
+const OUTCOME: Record<string, string> = { delivered: 'Delivered', retrying: 'Retrying', failed: 'Failed' };
+
+export async function listAttempts(ctx: AppContext, webhookId: number, count: number, offset: number) {
+  const [total, rows] = await Promise.all([
+    ctx.db.selectFrom('webhook_attempts').select((eb) => eb.fn.countAll<number>().as('n')).where('webhook_id', '=', webhookId).executeTakeFirstOrThrow(),
+    ctx.db
+      .selectFrom('webhook_attempts as a')
+      .innerJoin('webhook_notifications as n', 'n.id', 'a.notification_id')
+      .select(['a.id', 'a.notification_id', 'a.event_id', 'a.attempt', 'a.outcome', 'a.status_code', 'a.error', 'a.started_at', 'a.duration_ms', 'n.record_type', 'n.status', 'n.next_attempt_at'])
+      .where('a.webhook_id', '=', webhookId)
+      .orderBy('a.id', 'desc')
+      .limit(count)
+      .offset(offset)
+      .execute(),
+  ]);
+  return {
+    TotalCount: Number(total.n),
+    Deliveries: rows.map((r) => ({
+      ID: r.id,
+      NotificationID: r.notification_id,
+      EventID: r.event_id,
+      RecordType: r.record_type,
+      Attempt: r.attempt,
+      Status: OUTCOME[r.outcome] ?? r.outcome,
+      ResponseCode: r.status_code,
+      Error: r.error,
+      DurationMs: r.duration_ms,
+      AttemptedAt: iso(r.started_at),
+      NotificationStatus: OUTCOME[r.status] ?? (r.status === 'pending' ? 'Pending' : r.status),
+      NextAttemptAt: r.status === 'pending' ? iso(r.next_attempt_at) : null,
+    })),
+  };
+}

@@ -1,0 +1,46 @@
+// The database as Kysely sees it: one interface per table, in src/infra/db/tables/.
+import type { AccountsTable, ApiTokensTable } from './tables/accounts.js';
+import type { BouncesTable } from './tables/bounces.js';
+import type { InboundReportsTable } from './tables/bounces-extra.js';
+import type { JobsTable } from './tables/jobs.js';
+import type { MessageStreamsTable } from './tables/message-streams.js';
+import type {
+  MessageAttachmentsTable,
+  MessageEventsTable,
+  MessageRecipientsTable,
+  MessagesTable,
+} from './tables/messages.js';
+import type { DkimKeysTable, DomainsTable, SenderSignaturesTable } from './tables/senders.js';
+import type { DkimKeysExtra, DomainsExtra, SenderSignaturesExtra } from './tables/senders-extra.js';
+import type { IdempotencyKeysTable } from './tables/sending.js';
+import type { ServersTable } from './tables/servers.js';
+import type { SuppressionsTable } from './tables/suppressions.js';
+import type { StatsDailyTable, TemplatesTable } from './tables/templates-stats.js';
+import type { ClicksTable, OpensTable } from './tables/tracking.js';
+import type { WebhookAttemptsTable, WebhookNotificationsTable, WebhooksTable } from './tables/webhooks.js';
+
+export interface Database {
+  accounts: AccountsTable;
+  api_tokens: ApiTokensTable;
+  servers: ServersTable;
+  message_streams: MessageStreamsTable;
+  jobs: JobsTable;
+  messages: MessagesTable;
+  message_recipients: MessageRecipientsTable;
+  message_attachments: MessageAttachmentsTable;
+  message_events: MessageEventsTable;
+  suppressions: SuppressionsTable;
+  domains: DomainsTable & DomainsExtra;
+  dkim_keys: DkimKeysTable & DkimKeysExtra;
+  sender_signatures: SenderSignaturesTable & SenderSignaturesExtra;
+  bounces: BouncesTable;
+  inbound_reports: InboundReportsTable;
+  webhooks: WebhooksTable;
+  webhook_notifications: WebhookNotificationsTable;
+  webhook_attempts: WebhookAttemptsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  opens: OpensTable;
+  clicks: ClicksTable;
+  templates: TemplatesTable;
+  stats_daily: StatsDailyTable;
+}

@@ -1,0 +1,49 @@
+import type { WithDefault } from './defaults.js';
+import type { Generated } from 'kysely';
+
+export interface DomainsTable {
+  id: Generated<number>;
+  account_id: number;
+  /** Lowercased, IDN as A-label. */
+  name: string;
+  spf_verified: WithDefault<number>;
+  dkim_verified: WithDefault<number>;
+  /** null | Pending | Verified */
+  dkim_update_status: WithDefault<string | null>;
+  return_path_domain: WithDefault<string>;
+  return_path_verified: WithDefault<number>;
+  created_at: number;
+}
+
+export interface DkimKeysTable {
+  id: Generated<number>;
+  domain_id: number;
+  selector: string;
+  /** PKCS#8 PEM, encrypted at rest (src/infra/crypto/secret-box.ts). */
+  private_key: string;
+  /** The base64 `p=` value published in DNS. */
+  public_key: string;
+  bits: number;
+  /** pending | active | revoked */
+  state: string;
+  created_at: number;
+  activated_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface SenderSignaturesTable {
+  id: Generated<number>;
+  account_id: number;
+  domain_id: number;
+  /** Lowercased address. */
+  email: string;
+  name: string;
+  reply_to: WithDefault<string>;
+  confirmed: WithDefault<number>;
+  confirmed_at: number | null;
+  confirmation_personal_note: WithDefault<string>;
+  return_path_domain: WithDefault<string>;
+  return_path_verified: WithDefault<number>;
+  spf_verified: WithDefault<number>;
+  created_at: number;
+}
