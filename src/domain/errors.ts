@@ -1,5 +1,5 @@
 // The one error model. Domain code throws ApiError with a published ErrorCode (docs/reference/error-codes.md,
-// "ErrorCode catalogue"); http/error-handler.ts is the only place that turns a code into an HTTP status.
+// "ErrorCode catalogue"); src/http/errors.ts is the only place that turns a code into an HTTP status.
 
 export const ErrorCode = {
   Ok: 0,
