@@ -31,11 +31,11 @@ describe('a slow target does not hold up other webhooks', () => {
     const slowMsg = await insertMessage(s);
     await record(s, Array.from({ length: 100 }, (_, i) => ({ messageId: slowMsg, type: 'Delivered' as const, recipient: `r${i}@example.net`, details: {} })));
     s.ctx.runner.start();
-    await waitFor(() => slow.inFlight() >= DEFAULT_PER_WEBHOOK, { what: 'the slow target at its cap' });
+    await waitFor(() => slow.inFlight() >= DEFAULT_PER_WEBHOOK, { timeoutMs: 30_000, what: 'the slow target at its cap' });
     const fastMsg = await insertMessage(s, { stream: 'broadcast' });
     await record(s, [{ messageId: fastMsg, streamId: 'broadcast', type: 'Delivered', details: {} }]);
     s.ctx.runner.wake();
-    await waitFor(() => fast.requests.length === 1, { what: 'the fast webhook' });
+    await waitFor(() => fast.requests.length === 1, { timeoutMs: 30_000, what: 'the fast webhook' });
     assert.equal(slow.answered(), 0, 'the fast webhook was delivered before any slow request was answered');
     assert.equal(slow.inFlight(), DEFAULT_PER_WEBHOOK, 'the slow webhook still holds its slots');
     assert.equal(slow.maxInFlight(), DEFAULT_PER_WEBHOOK, 'never more than the per-webhook cap at once');

@@ -168,7 +168,6 @@ describe('webhook delivery: retries, 403, give-up, timeouts', () => {
       const t = await oneEvent('/slow');
       await withDeadline(s.drain(), 10_000, 'the attempt to be cut at its 300 ms timeout');
       assert.equal(rx.answered(), answeredBefore, 'the attempt ended before the target answered');
-      assert.equal(t.hits().length, 1, 'the target was called');
       const n = await t.notification();
       assert.equal(n.status, 'pending');
       assert.match(n.last_error!, /timed out after 300 ms/);
