@@ -2,7 +2,7 @@
 //   pending --(DNS shows the pending value)--> active --(a newer key is activated)--> revoked
 // Exactly one key signs at a time (the active one, see senders/signing.ts); a renewal adds a pending key
 // that only takes over once its record is published, so mail never carries a signature that fails.
-import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Expression, type Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { dkimHost, dkimTextValue, generateDkimKey, insertPendingKey, WEAK_DKIM_BITS } from '../../infra/dkim/keys.js';
 import { checkDkimRecord } from '../../infra/dns/dkim-record.js';
@@ -76,13 +76,13 @@ export async function revokedKeyRemovable(ctx: AppContext, domain: DomainRef, ke
   if (key.removable_at !== null) return true;
   const pattern = `%@${domain.name.replace(/[\\%_]/g, (c) => `\\${c}`)}`;
   const fromThisDomain = (messageId: Expression<string>) =>
-    sql<SqlBool>`exists (${ctx.db
+    ctx.db
       .selectFrom('messages')
       .innerJoin('servers', 'servers.id', 'messages.server_id')
       .select('messages.id')
       .where('messages.id', '=', messageId)
       .where('servers.account_id', '=', domain.account_id)
-      .where(sql<boolean>`lower(messages.from_email) like ${pattern} escape '\\'`)})`;
+      .where(sql<boolean>`lower(messages.from_email) like ${pattern} escape '\\'`);
   const waiting = await hasJobConcerning(ctx.db, { queue: DELIVER_QUEUE, createdAtMost: key.revoked_at ?? 0, message: fromThisDomain });
   if (waiting) return false;
   const now = ctx.clock.now();

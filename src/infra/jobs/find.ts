@@ -1,4 +1,4 @@
-import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Job } from './types.js';
 
@@ -18,11 +18,11 @@ export interface ConcerningFilter {
   /** Only jobs enqueued at or before this time. */
   createdAtMost: number;
   /**
-   * The condition on the job's message, given the job's message id as an expression (typically an EXISTS
-   * on the messages table). It is evaluated per queued job, so the cost follows the queue's length, not
-   * the number of messages that would match.
+   * A query correlated with the job's message id (given as an expression), typically on the messages
+   * table: the job counts when it returns a row. It runs as EXISTS per queued job, so the cost follows the
+   * queue's length, not the number of messages that would match.
    */
-  message: (messageId: Expression<string>) => Expression<SqlBool>;
+  message: (messageId: Expression<string>) => SelectQueryBuilder<Database, any, any>;
 }
 
 /** Whether any queued job of `queue` concerns a message that satisfies the filter (at most one row read). */
@@ -33,7 +33,7 @@ export async function hasJobConcerning(db: Kysely<Database>, f: ConcerningFilter
     .where('queue', '=', f.queue)
     .where('created_at', '<=', f.createdAtMost)
     .where('message_id', 'is not', null)
-    .where(f.message(sql.ref<string>('jobs.message_id')))
+    .where((eb) => eb.exists(f.message(sql.ref<string>('jobs.message_id'))))
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
