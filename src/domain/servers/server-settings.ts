@@ -50,8 +50,9 @@ export function serverSettingsPatch(input: ServerSettingsInput): Patch {
     p.name = name;
   }
   if (input.Color !== undefined) {
-    const c = SERVER_COLORS.find((x) => x.toLowerCase() === input.Color!.toLowerCase());
-    if (!c) throw new ApiError(ErrorCode.ServerInvalidColor, `Color must be one of ${SERVER_COLORS.join(', ')}.`);
+    // Matched regardless of case and kept as written: the hosted service answers "red" for "red".
+    const c = input.Color.trim();
+    if (!SERVER_COLORS.some((x) => x.toLowerCase() === c.toLowerCase())) throw new ApiError(ErrorCode.ServerInvalidColor, `Color must be one of ${SERVER_COLORS.join(', ')}.`);
     p.color = c;
   }
   if (input.TrackLinks !== undefined) {
