@@ -2,6 +2,7 @@
 // alias (templates without an alias are not pushed). PerformChanges=false only reports what would change.
 // Layouts go first so that the Standard templates using them find them. All or nothing: one transaction.
 import type { AppContext } from '../../context.js';
+import { MAX_ROW_ID } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { lockServer } from '../streams/lock-server.js';
 import { MAX_TEMPLATES_PER_SERVER } from './fields.js';
@@ -14,7 +15,8 @@ export interface PushInput {
 
 export async function pushTemplates(ctx: AppContext, accountId: number, input: PushInput) {
   return ctx.db.transaction().execute(async (trx) => {
-    const ids = [input.SourceServerID, input.DestinationServerID].filter((id) => Number.isSafeInteger(id) && id > 0);
+    // An ID beyond PostgreSQL's int4 can only miss, and must not reach SQL.
+    const ids = [input.SourceServerID, input.DestinationServerID].filter((id) => Number.isSafeInteger(id) && id > 0 && id <= MAX_ROW_ID);
     const servers = ids.length ? await trx.selectFrom('servers').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute() : [];
     const sourceFound = servers.some((s) => s.id === input.SourceServerID);
     const destinationFound = servers.some((s) => s.id === input.DestinationServerID);

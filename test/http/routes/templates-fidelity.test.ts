@@ -48,6 +48,7 @@ describe('templates: fidelity to the hosted service', () => {
       [s.serverId, 999999, 'The destination server was not found.'],
       [0, s.serverId, 'The source server was not found.'],
       [-1, s.serverId, 'The source server was not found.'],
+      [s.serverId, 4294967297, 'The destination server was not found.'],
     ];
     for (const [src, dst, text] of cases) {
       const r = await push(src, dst);
