@@ -17,6 +17,7 @@ import { rescheduleJob } from '../../infra/jobs/reschedule.js';
 import type { Job } from '../../infra/jobs/types.js';
 import { classifyReply } from './classify.js';
 import { outcomeCommitterFor } from './group-commit.js';
+import { smtpTranscript } from './smtp-transcript.js';
 import { DELIVERY_SCHEDULE } from './options.js';
 import type { SendResult } from './transport.js';
 
@@ -93,11 +94,13 @@ export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outc
       }
       const c = res.network ? null : classifyReply(res.reply);
       if (c?.kind === 'permanent') {
-        await recordBounce(trx, ctx, { messageId: msg.id, email: r.email, type: c.bounceType, details: `smtp;${res.reply}`, bouncedAt: now, recipientId: r.id });
+        const dump = smtpTranscript(res, r.email, new Date(now), ctx.config.returnPathDomain);
+        await recordBounce(trx, ctx, { messageId: msg.id, email: r.email, type: c.bounceType, details: `smtp;${res.reply}`, bouncedAt: now, recipientId: r.id, dump });
       } else if (now >= deadline) {
         const hours = ctx.config.deliveryMaxAgeHours;
         const details = `Gave up after ${hours} hours of failed attempts; last answer from ${res.server}: ${res.reply}`;
-        await recordBounce(trx, ctx, { messageId: msg.id, email: r.email, type: 'SoftBounce', details, bouncedAt: now, recipientId: r.id });
+        const dump = smtpTranscript(res, r.email, new Date(now), ctx.config.returnPathDomain, details);
+        await recordBounce(trx, ctx, { messageId: msg.id, email: r.email, type: 'SoftBounce', details, bouncedAt: now, recipientId: r.id, dump });
       } else {
         delayed.push(r.id);
         lastDelay = res.reply;

@@ -15,7 +15,15 @@ export type SendResult =
   /** The server took responsibility for the message (2xx after DATA). */
   | { ok: true; reply: string; server: string; ip: string }
   /** A reply refused it (4xx/5xx), or no server could be reached (reply is synthesized, network: true). */
-  | { ok: false; reply: string; server: string; ip: string; network: boolean };
+  | { ok: false; reply: string; server: string; ip: string; network: boolean; exchange?: SmtpExchange };
+
+/** What was said in a refused SMTP transaction, kept as the bounce's dump (smtp-transcript.ts). */
+export interface SmtpExchange {
+  from: string;
+  to: string;
+  /** The command the reply refused: MAIL FROM, RCPT TO or DATA. */
+  command: string;
+}
 
 function describe(err: unknown): string {
   const e = err as SmtpFailure;
@@ -60,7 +68,8 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
         } catch (err) {
           const e = err as SmtpFailure;
           if (e.responseCode && e.response) {
-            results[i] = { ok: false, reply: e.response, server: target.serverName, ip: target.host, network: false };
+            const exchange = { from: it.from, to: it.to, command: e.command ?? 'DATA' };
+            results[i] = { ok: false, reply: e.response, server: target.serverName, ip: target.host, network: false, exchange };
             await session.reset();
             if (!session.broken) continue;
             break;

@@ -1,6 +1,7 @@
 // The database as Kysely sees it: one interface per table, in src/infra/db/tables/.
 import type { AccountsTable, ApiTokensTable } from './tables/accounts.js';
 import type { BouncesTable } from './tables/bounces.js';
+import type { DataRemovalsTable } from './tables/data-removals.js';
 import type { InboundReportsTable } from './tables/bounces-extra.js';
 import type { JobsTable } from './tables/jobs.js';
 import type { MessageStreamsTable } from './tables/message-streams.js';
@@ -47,4 +48,5 @@ export interface Database {
   clicks: ClicksTable;
   templates: TemplatesTable;
   stats_daily: StatsDailyTable;
+  data_removals: DataRemovalsTable;
 }

@@ -3,6 +3,7 @@ import type { AppContext } from '../../../context.js';
 import { ApiError, ErrorCode } from '../../../domain/errors.js';
 import { serverAuth, type App } from '../../types.js';
 import { serverSettingsPatch } from '../../../domain/servers/server-settings.js';
+import { applyLegacyHooks, checkLegacyHooks, readLegacyHooks, serverHookOptions } from '../../../domain/servers/legacy-hooks.js';
 import { serverView } from '../../../domain/servers/server-view.js';
 import { ServerSettingsBody } from './schemas.js';
 
@@ -12,7 +13,7 @@ export default async function serverRoutes(app: App, ctx: AppContext): Promise<v
     const row = await ctx.db.selectFrom('servers').selectAll().where('id', '=', serverId).executeTakeFirst();
     if (!row) throw new ApiError(ErrorCode.ServerNotFound, 'Server not found.');
     const hints = await ctx.db.selectFrom('api_tokens').select('hint').where('server_id', '=', serverId).orderBy('id').execute();
-    return serverView(row, ctx.config, hints.map((h) => h.hint));
+    return serverView(row, ctx.config, hints.map((h) => h.hint), await readLegacyHooks(ctx.db, serverId));
   };
 
   app.get(
@@ -26,20 +27,24 @@ export default async function serverRoutes(app: App, ctx: AppContext): Promise<v
     { config: { auth: 'server' }, schema: { tags: ['servers'], security: [{ serverToken: [] }], body: ServerSettingsBody } },
     async (req) => {
       const { serverId, accountId } = serverAuth(req.auth);
-      const patch = serverSettingsPatch(req.body ?? {});
-      if (Object.keys(patch).length > 0) {
-        if (patch.name) {
-          const clash = await ctx.db
-            .selectFrom('servers')
-            .select('id')
-            .where('account_id', '=', accountId)
-            .where('name', '=', patch.name)
-            .where('id', '!=', serverId)
-            .executeTakeFirst();
-          if (clash) throw new ApiError(ErrorCode.ServerNameExists, `A server named '${patch.name}' already exists.`);
-        }
-        await ctx.db.updateTable('servers').set(patch).where('id', '=', serverId).execute();
+      const body = req.body ?? {};
+      const patch = serverSettingsPatch(body);
+      checkLegacyHooks(ctx, body);
+      if (patch.name) {
+        const clash = await ctx.db
+          .selectFrom('servers')
+          .select('id')
+          .where('account_id', '=', accountId)
+          .where('name', '=', patch.name)
+          .where('id', '!=', serverId)
+          .executeTakeFirst();
+        if (clash) throw new ApiError(ErrorCode.ServerNameExists, `A server named '${patch.name}' already exists.`);
       }
+      await ctx.db.transaction().execute(async (trx) => {
+        if (Object.keys(patch).length > 0) await trx.updateTable('servers').set(patch).where('id', '=', serverId).execute();
+        const row = await trx.selectFrom('servers').select(['post_first_open_only', 'include_bounce_content_in_hook']).where('id', '=', serverId).executeTakeFirstOrThrow();
+        await applyLegacyHooks(trx, ctx, serverId, body, serverHookOptions(row));
+      });
       return load(serverId);
     },
   );
