@@ -1,6 +1,6 @@
 // Records what happened to the recipients of delivery jobs, and finishes or reschedules the jobs, in ONE
 // transaction: a crash before the commit leaves the jobs leased, so they are delivered again after the
-// lease (at-least-once); a crash after it leaves nothing to redo. group-commit.ts gathers the outcomes of
+// lease (at-least-once); a crash after it leaves nothing to redo. outcome-batcher.ts gathers the outcomes of
 // jobs that finish at about the same time into one transaction; applyOutcomes writes them with one
 // statement per kind of change rather than one per job.
 import { sql, type Kysely } from 'kysely';
@@ -14,7 +14,6 @@ import { backoffDelay } from '../../infra/jobs/backoff.js';
 import { rescheduleJob } from '../../infra/jobs/complete.js';
 import type { Job } from '../../infra/jobs/types.js';
 import { classifyReply } from './classify.js';
-import { outcomeCommitterFor } from './group-commit.js';
 import { DELIVERY_SCHEDULE } from './options.js';
 import type { SendResult } from './transport.js';
 
@@ -47,10 +46,6 @@ export interface Outcome {
 /** The time a transiently failing recipient is given up (MAILROOM_DELIVERY_MAX_AGE_HOURS after acceptance). */
 export function giveUpAt(ctx: AppContext, receivedAt: number): number {
   return receivedAt + ctx.config.deliveryMaxAgeHours * 3_600_000;
-}
-
-export function recordOutcome(ctx: AppContext, outcome: Outcome): Promise<void> {
-  return outcomeCommitterFor(ctx).submit(outcome);
 }
 
 const chunks = <T>(xs: T[], n = 500): T[][] => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));

@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { AppContext } from '../../context.js';
 import { emailDomain, normalizeEmail } from '../../infra/mime/normalize.js';
-import { smtpPoolFor } from './pool-registry.js';
 import { deliverToDomain } from './transport.js';
 
 export interface SystemMail {
@@ -46,7 +45,7 @@ export async function sendSystemMail(ctx: AppContext, mail: SystemMail): Promise
   })
     .compile()
     .build();
-  const [r] = await deliverToDomain(ctx, smtpPoolFor(ctx), emailDomain(to), [{ from, to, raw }]);
+  const [r] = await deliverToDomain(ctx, ctx.smtpPool, emailDomain(to), [{ from, to, raw }]);
   if (!r.ok) {
     const permanent = !r.network && /^5/.test(r.reply) && !/^503/.test(r.reply);
     throw new SystemMailError(`system mail to ${to} not accepted by ${r.server}: ${r.reply}`, permanent);

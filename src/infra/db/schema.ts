@@ -1,7 +1,7 @@
 // The database as Kysely sees it: one interface per table, in src/infra/db/tables/.
 import type { AccountsTable, ApiTokensTable } from './tables/accounts.js';
 import type { BouncesTable } from './tables/bounces.js';
-import type { InboundReportsTable } from './tables/bounces-extra.js';
+import type { InboundReportsTable } from './tables/inbound-reports.js';
 import type { JobsTable } from './tables/jobs.js';
 import type { MessageStreamsTable } from './tables/message-streams.js';
 import type {
@@ -11,7 +11,6 @@ import type {
   MessagesTable,
 } from './tables/messages.js';
 import type { DkimKeysTable, DomainsTable, SenderSignaturesTable } from './tables/senders.js';
-import type { DkimKeysExtra, DomainsExtra, SenderSignaturesExtra } from './tables/senders-extra.js';
 import type { IdempotencyKeysTable } from './tables/sending.js';
 import type { ServersTable } from './tables/servers.js';
 import type { SuppressionsTable } from './tables/suppressions.js';
@@ -30,9 +29,9 @@ export interface Database {
   message_attachments: MessageAttachmentsTable;
   message_events: MessageEventsTable;
   suppressions: SuppressionsTable;
-  domains: DomainsTable & DomainsExtra;
-  dkim_keys: DkimKeysTable & DkimKeysExtra;
-  sender_signatures: SenderSignaturesTable & SenderSignaturesExtra;
+  domains: DomainsTable;
+  dkim_keys: DkimKeysTable;
+  sender_signatures: SenderSignaturesTable;
   bounces: BouncesTable;
   inbound_reports: InboundReportsTable;
   webhooks: WebhooksTable;
