@@ -7,6 +7,7 @@ import { fromJson } from '../../infra/db/util.js';
 import { completeJob } from '../../infra/jobs/complete.js';
 import type { Job } from '../../infra/jobs/types.js';
 import { emailDomain } from '../../infra/mime/normalize.js';
+import { localReply } from '../../infra/smtp-client/replies.js';
 import { encodeVerp } from '../../infra/mime/verp.js';
 import type { DkimKey as SigningKey } from '../../infra/dkim/sign.js';
 import { unsubscribeHeaders } from '../streams/unsubscribe-headers.js';
@@ -114,7 +115,7 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
     // A message that cannot be composed (bad stored key, ...) is treated like a delay: retried on the
     // schedule, given up as a SoftBounce at the maximum age, and visible as Transient events meanwhile.
     ctx.logger.error({ err, messageId: msg.id }, 'delivery: composing the message failed');
-    const reply = `451 4.3.0 Local error composing the message: ${err instanceof Error ? err.message : String(err)}`;
+    const reply = localReply(451, '4.3.0', `Local error composing the message: ${err instanceof Error ? err.message : String(err)}`);
     results = pending.map(() => ({ ok: false, reply, server: 'localhost', ip: '', network: true }));
   }
   release();

@@ -83,24 +83,24 @@ export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outc
         delivered.push(r.id);
         const links = o.trackedLinks?.[i] ?? 0;
         const tracking = links > 0 ? { tracking: { opens: false, links: true, trackedLinks: links } } : {};
-        events.push({ ...base, type: 'Delivered', recipient: r.email, details: { DeliveryMessage: `smtp;${res.reply}`, ...where }, ...tracking });
+        events.push({ ...base, type: 'Delivered', recipient: r.email, details: { DeliveryMessage: `smtp;${res.reply.text}`, ...where }, ...tracking });
         continue;
       }
       const c = res.network ? null : classifyReply(res.reply);
       if (c?.kind === 'permanent') {
-        await recordBounce(trx, ctx, { messageId: msg.id, email: r.email, type: c.bounceType, details: `smtp;${res.reply}`, bouncedAt: now, recipientId: r.id });
+        await recordBounce(trx, ctx, { messageId: msg.id, email: r.email, type: c.bounceType, details: `smtp;${res.reply.text}`, bouncedAt: now, recipientId: r.id });
       } else if (now >= deadline) {
         const hours = ctx.config.deliveryMaxAgeHours;
-        const details = `Gave up after ${hours} hours of failed attempts; last answer from ${res.server}: ${res.reply}`;
+        const details = `Gave up after ${hours} hours of failed attempts; last answer from ${res.server}: ${res.reply.text}`;
         await recordBounce(trx, ctx, { messageId: msg.id, email: r.email, type: 'SoftBounce', details, bouncedAt: now, recipientId: r.id });
       } else {
         delayed.push(r.id);
-        lastDelay = res.reply;
+        lastDelay = res.reply.text;
         events.push({
           ...base,
           type: 'Transient',
           recipient: r.email,
-          details: { Summary: 'Delivery delayed; it will be retried.', DeliveryMessage: `smtp;${res.reply}`, ...where },
+          details: { Summary: 'Delivery delayed; it will be retried.', DeliveryMessage: `smtp;${res.reply.text}`, ...where },
         });
       }
     }
