@@ -52,7 +52,7 @@ export function createContext(config: Config, o: ContextOverrides = {}): AppCont
   const dns = new Resolver({ timeout: 3000, tries: 2 });
   if (config.dnsServers) dns.setServers(config.dnsServers.map((s) => (s.host.includes(':') ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`)));
   const runner = new JobRunner({ database, clock, logger });
-  const scheduler = new Scheduler(clock, logger);
+  const scheduler = new Scheduler(database.db, clock, logger);
   // As many idle sessions per target as jobs may run at once: with fewer, a relay serving every job saw
   // sessions closed on release and opened again (TCP, greeting, EHLO) a moment later.
   const smtpPool = new SmtpPool(deliveryOptions(config), Math.max(32, config.deliveryConcurrency));
