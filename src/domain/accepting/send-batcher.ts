@@ -1,7 +1,7 @@
 // The sending batcher: concurrent send requests are gathered into one transaction by the group commit of
 // src/infra/db/commit-batcher.ts, so that one durable commit serves many requests (up to
 // MAX_GROUP_MESSAGES messages per group). A group's requests are answered once its commit is on disk
-// (durable-commit.ts); meanwhile the process keeps taking in requests for the next group, so the disk's
+// (src/infra/db/sqlite-durability.ts); meanwhile the process keeps taking in requests for the next group, so the disk's
 // latency does not stall it. (Writing the next group during the sync was measured: groups fell from 24 to
 // 16 requests at 50 connections, and CPU per request rose by 10-30%, bench/README.md.)
 //
@@ -9,7 +9,7 @@
 import type { AppContext } from '../../context.js';
 import { CommitBatcher } from '../../infra/db/commit-batcher.js';
 import { isUniqueViolation } from '../../infra/db/util.js';
-import { createDurability, type Durability } from './durable-commit.js';
+import { createDurability, type Durability } from '../../infra/db/sqlite-durability.js';
 import { commitUnits, type SendUnit, type UnitResult } from './commit-units.js';
 
 export const MAX_GROUP_MESSAGES = 2000;
@@ -19,7 +19,7 @@ export class SendBatcher {
   private readonly batcher: CommitBatcher<SendUnit, UnitResult>;
 
   constructor(ctx: AppContext) {
-    const durability = createDurability(ctx);
+    const durability = createDurability(ctx.database, ctx.config.databaseUrl);
     this.durability = durability;
     this.batcher = new CommitBatcher<SendUnit, UnitResult>({
       name: 'sending',

@@ -123,8 +123,8 @@ export async function recordBounce(trx: Kysely<Database>, ctx: AppContext, b: Ne
     metadata: meta,
   });
   if (suppressedNow) {
-    // The address left the stream's audience: the SubscriptionChange notification (reference.md,
-    // "Webhook payloads") follows from the same transaction.
+    // The address left the stream's audience: the SubscriptionChange notification (docs/reference/webhooks.md,
+    // "Payloads") follows from the same transaction.
     const message = { id: msg.id, serverId: msg.server_id, streamId: msg.stream_id, tag: msg.tag, metadata: meta };
     await recordEvent(trx, ctx, subscriptionChanged({ message, recipient: email, occurredAt: b.bouncedAt, origin: 'Recipient', suppressSending: true, reason }));
   }

@@ -5,7 +5,7 @@ import { MAX_BATCH_BYTES, MAX_SINGLE_REQUEST_BYTES } from '../../../domain/accep
 import { BatchBodySchema, BatchResultSchema, OutgoingMessageSchema, SendResultSchema } from './schemas.js';
 import { batchSend, documentOnly, sendRouteConfig as config, singleSend } from './send-handler.js';
 
-/** POST /email and /email/batch (specification, "Sending"). */
+/** POST /email and /email/batch (docs/reference/sending.md). */
 export default async function emailRoutes(app: App, ctx: AppContext): Promise<void> {
   // On shutdown, requests already handed to the sending batcher are committed before the database closes.
   app.addHook('onClose', () => ctx.sendBatcher.drain());

@@ -6,7 +6,7 @@ import { serverView } from '../../../domain/servers/server-view.js';
 import { ServerSettingsBody } from './schemas.js';
 
 /**
- * GET/PUT /server: the server that owns the token (reference.md, "Servers"); the same domain calls as the
+ * GET/PUT /server: the server that owns the token (docs/reference/servers.md); the same domain calls as the
  * account's /servers/{id}, scoped to the token's server (its name checked in the update's transaction).
  */
 export default async function serverRoutes(app: App, ctx: AppContext): Promise<void> {
