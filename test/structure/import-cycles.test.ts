@@ -1,3 +1,4 @@
+// tier: unit
 // The source has no import circles (scripts/import-cycles.mjs): between files, and between the areas of
 // src/domain. A circle makes a module's load order depend on who imports first.
 import assert from 'node:assert/strict';

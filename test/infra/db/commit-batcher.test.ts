@@ -1,3 +1,4 @@
+// tier: unit
 // The one group-commit primitive, driven with a commit function of its own (no database): what users of
 // the sending, delivery-outcome and webhook-outcome batchers rely on.
 import assert from 'node:assert/strict';
