@@ -21,11 +21,9 @@ export interface InboundListener {
   stop(): Promise<void>;
 }
 
-const ports = new WeakMap<AppContext, number>();
-
 /** The port the listener of this context bound (useful when configured with port 0), or null. */
 export function inboundSmtpPort(ctx: AppContext): number | null {
-  return ports.get(ctx) ?? null;
+  return ctx.ports.inboundSmtp;
 }
 
 const smtpError = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
@@ -107,13 +105,13 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
   });
   const addr = server.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : ctx.config.inboundSmtpPort;
-  ports.set(ctx, port);
+  ctx.ports.inboundSmtp = port;
   log.info({ host: ctx.config.inboundSmtpHost, port }, 'inbound SMTP listener started');
   return {
     port,
     stop: () =>
       new Promise<void>((resolve) => {
-        ports.delete(ctx);
+        ctx.ports.inboundSmtp = null;
         server.close(() => resolve());
       }),
   };

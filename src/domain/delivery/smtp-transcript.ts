@@ -9,7 +9,7 @@ type Failed = Extract<SendResult, { ok: false }>;
 const ORDER = ['MAIL FROM', 'RCPT TO', 'DATA'];
 
 export function smtpTranscript(res: Failed, recipient: string, at: Date, reportingMta: string, note?: string): string {
-  const status = /^\d{3}[ -]([245]\.\d{1,3}\.\d{1,3})\b/.exec(res.reply)?.[1];
+  const status = res.reply.enhanced;
   const remote = res.server ? `Remote-MTA: dns; ${res.server}${res.ip && res.ip !== res.server ? ` [${res.ip}]` : ''}` : null;
   const lines = [
     `Reporting-MTA: dns; ${reportingMta}`,
@@ -19,7 +19,7 @@ export function smtpTranscript(res: Failed, recipient: string, at: Date, reporti
     'Action: failed',
     ...(status ? [`Status: ${status}`] : []),
     ...(remote ? [remote] : []),
-    `Diagnostic-Code: smtp; ${res.reply.replace(/\r?\n/g, ' ')}`,
+    `Diagnostic-Code: smtp; ${res.reply.text.replace(/\r?\n/g, ' ')}`,
     '',
   ];
   if (note) lines.push(note, '');
@@ -30,9 +30,9 @@ export function smtpTranscript(res: Failed, recipient: string, at: Date, reporti
     lines.push(`SMTP exchange with ${res.server}${res.ip ? ` (${res.ip})` : ''}:`);
     for (const c of sent) lines.push(`>>> ${c}`);
     if (x.command === 'DATA' && upTo >= 0) lines.push('<<< 354 (message sent)', '>>> .');
-    for (const r of res.reply.split(/\r?\n/)) lines.push(`<<< ${r}`);
+    for (const r of res.reply.text.split(/\r?\n/)) lines.push(`<<< ${r}`);
   } else {
-    lines.push(`Last answer${res.server ? ` from ${res.server}` : ''}:`, `<<< ${res.reply}`);
+    lines.push(`Last answer${res.server ? ` from ${res.server}` : ''}:`, `<<< ${res.reply.text}`);
   }
   return lines.join('\r\n') + '\r\n';
 }

@@ -2,7 +2,7 @@
 import type { AccountsTable, ApiTokensTable } from './tables/accounts.js';
 import type { BouncesTable } from './tables/bounces.js';
 import type { DataRemovalsTable } from './tables/data-removals.js';
-import type { InboundReportsTable } from './tables/bounces-extra.js';
+import type { InboundReportsTable } from './tables/inbound-reports.js';
 import type { JobsTable } from './tables/jobs.js';
 import type { MessageStreamsTable } from './tables/message-streams.js';
 import type { MtaStsPoliciesTable } from './tables/mta-sts.js';
@@ -14,7 +14,6 @@ import type {
   MessagesTable,
 } from './tables/messages.js';
 import type { DkimKeysTable, DomainsTable, SenderSignaturesTable } from './tables/senders.js';
-import type { DkimKeysExtra, DomainsExtra, SenderSignaturesExtra } from './tables/senders-extra.js';
 import type { IdempotencyKeysTable } from './tables/sending.js';
 import type { ServersTable } from './tables/servers.js';
 import type { SuppressionsTable } from './tables/suppressions.js';
@@ -35,9 +34,9 @@ export interface Database {
   message_attachments: MessageAttachmentsTable;
   message_events: MessageEventsTable;
   suppressions: SuppressionsTable;
-  domains: DomainsTable & DomainsExtra;
-  dkim_keys: DkimKeysTable & DkimKeysExtra;
-  sender_signatures: SenderSignaturesTable & SenderSignaturesExtra;
+  domains: DomainsTable;
+  dkim_keys: DkimKeysTable;
+  sender_signatures: SenderSignaturesTable;
   bounces: BouncesTable;
   inbound_reports: InboundReportsTable;
   webhooks: WebhooksTable;
