@@ -7,7 +7,7 @@ import { commitUnits, failure, replayed, type SendUnit, type Slot } from './comm
 import { committerFor } from './group-commit.js';
 import { findStoredAnswer, type IdempotencyInput } from './idempotency.js';
 import { prepareMessage } from './validate.js';
-import type { SendOutcome } from './types.js';
+import type { PreparedMessage, SendOutcome } from './types.js';
 
 export type { SendOutcome, SendResult } from './types.js';
 export { readIdempotencyKey } from './idempotency.js';
@@ -23,6 +23,9 @@ export interface AcceptOptions {
   /** TemplateModel is substituted into the message (the single send only). */
   allowTemplateModel?: boolean;
   idempotency?: IdempotencyInput | null;
+  /** Turns an input into a validated message; default prepareMessage (the JSON form). SMTP submission
+   * (src/domain/submission) passes its own, which runs prepareMessage and then applies the envelope. */
+  prepare?: (input: unknown) => PreparedMessage;
 }
 
 /**
@@ -39,7 +42,7 @@ export async function acceptMessages(ctx: AppContext, auth: SendAuth, inputs: un
   }
   const slots: Slot[] = inputs.map((input) => {
     try {
-      return { message: prepareMessage(input, { allowTemplateModel: opts.allowTemplateModel ?? false }) };
+      return { message: opts.prepare ? opts.prepare(input) : prepareMessage(input, { allowTemplateModel: opts.allowTemplateModel ?? false }) };
     } catch (err) {
       if (err instanceof ApiError) return { outcome: failure(err) };
       throw err;
