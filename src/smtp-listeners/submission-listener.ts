@@ -63,7 +63,7 @@ export async function startSubmissionListener(ctx: AppContext): Promise<Submissi
 
   const options = (secure: boolean): SMTPServerOptions => ({
     name: ctx.config.returnPathDomain,
-    banner: 'mailroom ESMTP submission',
+    banner: 'mailroom submission (AUTH with a server token)',
     secure,
     ...inboundTlsOptions(cfg.tls),
     // Without a certificate STARTTLS is not offered (smtp-server's built-in certificate has a public key).
