@@ -30,7 +30,7 @@ export async function startSubmissionRig(env: Record<string, string> = {}): Prom
   const sink = await startSmtpSink();
   const dns = await startDnsServer();
   const s = await startService({
-    env: { MAILROOM_SMTP_RELAY: `smtp://127.0.0.1:${sink.port}`, MAILROOM_DNS_SERVERS: dns.address, MAILROOM_SUBMISSION_PORT: '0', ...env },
+    env: { MAILROOM_SMTP_RELAY: `smtp://127.0.0.1:${sink.port}`, MAILROOM_DNS_SERVERS: dns.address, MAILROOM_SUBMISSION_PORT: '0', MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true', ...env },
   });
   const key = await addVerifiedDomain(s, DOMAIN);
   dns.set(`${key.selector}._domainkey.${DOMAIN}`, [{ type: 'TXT', data: `v=DKIM1; k=rsa; p=${key.publicKeyBase64}` }]);

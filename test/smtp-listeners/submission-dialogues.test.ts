@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { after, before, describe, it } from 'node:test';
+import { addConfirmedSender } from '../helpers/senders.js';
 import { CERT, FROM, KEY, startSubmissionRig, type SubmissionRig } from './helpers.js';
 
 interface Run {
@@ -98,6 +99,24 @@ describe('SMTP submission dialogues', () => {
     run = await swaks(['--server', server, '--auth', 'PLAIN', '--auth-user', 'bad-token-00000000', '--auth-password', 'bad-token-00000000', '--to', 'x@dest.example']);
     assert.notEqual(run.code, 0);
     assert.ok(replies(run.out).some((l) => /^535 5\.7\.8 Authentication failed/.test(l)), run.out);
+  });
+
+  it('answers the API rules in SMTP terms: 51st RCPT, an unconfirmed From, a suppressed recipient', async () => {
+    const to = Array.from({ length: 51 }, (_, i) => `s${i}@many.example`).join(',');
+    let run = await swaks(['--server', server, ...auth(), '--header', `From: ${FROM}`, '--to', to]);
+    const rcpt = replies(run.out).filter((l) => /^(250 2\.1\.5|452)/.test(l));
+    assert.equal(rcpt.filter((l) => l.startsWith('250')).length, 50);
+    assert.match(rcpt[50], /^452 4\.5\.3 Too many recipients: a message has at most 50/);
+
+    await addConfirmedSender(r.s, 'unconfirmed@other.example', { confirmed: false });
+    run = await swaks(['--server', server, ...auth(), '--header', 'From: unconfirmed@other.example', '--to', 'a@dest.example']);
+    assert.notEqual(run.code, 0);
+    assert.ok(replies(run.out).some((l) => /^550 5\.7\.1 The 'From' address you supplied \(unconfirmed@other\.example\) has not been confirmed/.test(l)), run.out);
+
+    await r.s.request('POST', '/message-streams/outbound/suppressions', { body: { Suppressions: [{ EmailAddress: 'blocked@dest.example' }] } });
+    run = await swaks(['--server', server, ...auth(), '--header', `From: ${FROM}`, '--to', 'blocked@dest.example']);
+    assert.notEqual(run.code, 0);
+    assert.ok(replies(run.out).some((l) => /^550 5\.7\.1 .*Found inactive addresses: blocked@dest\.example\./.test(l)), run.out);
   });
 
   it('takes an oversize message only up to SIZE (552 5.3.4)', async () => {

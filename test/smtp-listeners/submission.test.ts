@@ -7,6 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { DOMAIN, FROM, smtpError, startSubmissionRig, type SubmissionRig } from './helpers.js';
 import { addConfirmedSender } from '../helpers/senders.js';
+import { waitFor } from '../helpers/wait.js';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 const queuedId = (response: string) => /queued as ([0-9a-f-]{36})/.exec(response)?.[1];
@@ -178,10 +180,23 @@ describe('SMTP submission with nodemailer', () => {
     assert.equal(d.To.length, 50);
   });
 
-  it('counts the message in the statistics like an API send', async () => {
-    const before = (await r.s.request('GET', '/stats/outbound')).body;
-    await r.transport().sendMail({ from: FROM, to: 'stats@dest.example', subject: 's', text: 't' });
-    const after = (await r.s.request('GET', '/stats/outbound')).body;
-    assert.equal(after.Sent, before.Sent + 1, JSON.stringify(after));
+  it('counts the message in the statistics and posts its Delivery webhook like an API send', async () => {
+    const hooks = await startWebhookReceiver();
+    try {
+      const w = await r.s.request('POST', '/webhooks', { body: { Url: hooks.url, Triggers: { Delivery: { Enabled: true } } } });
+      assert.equal(w.status, 200, w.text);
+      const before = (await r.s.request('GET', '/stats/outbound')).body;
+      const info = await r.transport().sendMail({ from: FROM, to: 'stats@dest.example', subject: 's', text: 't', headers: { 'X-PM-Tag': 'hooked' } });
+      const id = queuedId(info.response);
+      const after = (await r.s.request('GET', '/stats/outbound')).body;
+      assert.equal(after.Sent, before.Sent + 1, JSON.stringify(after));
+      await r.s.drain();
+      const hook = await waitFor(() => hooks.requests.find((q) => q.json?.MessageID === id), { what: 'the Delivery webhook' });
+      assert.equal(hook.json.RecordType, 'Delivery');
+      assert.equal(hook.json.Recipient, 'stats@dest.example');
+      assert.equal(hook.json.Tag, 'hooked');
+    } finally {
+      await hooks.close();
+    }
   });
 });
