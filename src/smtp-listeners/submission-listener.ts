@@ -131,7 +131,9 @@ export async function startSubmissionListener(ctx: AppContext): Promise<Submissi
       stream.on('error', (err) => log.warn({ err }, 'data stream failed'));
       stream.on('end', () => {
         const auth = auths.get(session);
-        if (stream.sizeExceeded || !auth) return cb(reply({ code: 552, message: `5.3.4 Message too big (limit ${MAX_SMTP_MESSAGE_BYTES} bytes)` }));
+        if (stream.sizeExceeded) return cb(reply({ code: 552, message: `5.3.4 Message too big (limit ${MAX_SMTP_MESSAGE_BYTES} bytes)` }));
+        // smtp-server refuses MAIL before AUTH (authOptional is false); this only guards the lookup.
+        if (!auth) return cb(reply({ code: 530, message: '5.7.0 Authentication required' }));
         const rcptTo = session.envelope.rcptTo.map((r) => r.address);
         submitMessage(ctx, auth, Buffer.concat(chunks), rcptTo).then(
           (o) => {
