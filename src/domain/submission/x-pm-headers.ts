@@ -1,7 +1,6 @@
-// The hosted service's SMTP options, as headers of the submitted message (reference: its SMTP documentation,
-// mirrored in docs/ of this repository as README "SMTP submission"). Each maps to the API field of the same
-// meaning and is then validated by the API's own rules; none of them is delivered (from-mime.ts drops
-// every X-PM-* header).
+// The hosted service's SMTP options, as headers of the submitted message (README, "SMTP submission"). Each
+// maps to the API field of the same meaning and is then validated by the API's own rules (validate.ts); none
+// of them is delivered (from-mime.ts drops every X-PM-* header).
 import type { Header } from 'postal-mime';
 import { ApiError, ErrorCode } from '../errors.js';
 
