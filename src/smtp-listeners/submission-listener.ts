@@ -43,15 +43,31 @@ function isLoopback(address: string | undefined): boolean {
   return a === '::1' || (isIP(a) === 4 && a.startsWith('127.'));
 }
 
-/** smtp-server derives an enhanced code from the reply code; a reply that carries its own is sent as is. */
+/**
+ * Two per-connection adjustments of smtp-server's replies. A reply that carries its own enhanced code is sent
+ * as is (smtp-server would derive one from the reply code). And EHLO does not advertise AUTH on a connection
+ * where AUTH in clear text would be refused (RFC 4954 4: a client then does not send its credential before
+ * STARTTLS); `mayAuth` says where AUTH is allowed.
+ */
 class SubmissionServer extends SMTPServer {
+  constructor(
+    options: SMTPServerOptions,
+    private readonly mayAuth: (secure: boolean, remoteAddress: string | undefined) => boolean,
+  ) {
+    super(options);
+  }
+
   override connect(...args: Parameters<SMTPServer['connect']>): void {
     super.connect(...args);
     let conn;
     for (const c of this.connections) conn = c; // the one just added (a Set keeps insertion order)
     if (!conn) return;
-    const send = conn.send.bind(conn);
-    conn.send = (code, data, context) => send(code, data, typeof data === 'string' && ENHANCED.test(data) ? false : context);
+    const c = conn;
+    const send = c.send.bind(c);
+    c.send = (code, data, context) => {
+      if (code === 250 && Array.isArray(data) && !this.mayAuth(c.secure, c.remoteAddress)) data = data.filter((l) => !/^AUTH /.test(l));
+      send(code, data, typeof data === 'string' && ENHANCED.test(data) ? false : context);
+    };
   }
 }
 
@@ -60,6 +76,7 @@ export async function startSubmissionListener(ctx: AppContext): Promise<Submissi
   const log = ctx.logger.child({ component: 'submission-smtp' });
   const tokens = new TokenResolver(ctx.db);
   const auths = new WeakMap<SMTPServerSession, SendAuth>();
+  const mayAuth = (secure: boolean, remoteAddress: string | undefined) => secure || cfg.allowInsecureAuth || isLoopback(remoteAddress);
 
   const options = (secure: boolean): SMTPServerOptions => ({
     name: ctx.config.returnPathDomain,
@@ -81,7 +98,7 @@ export async function startSubmissionListener(ctx: AppContext): Promise<Submissi
     authRequiredMessage: 'Authentication required: AUTH PLAIN or LOGIN with a server token as user name and password',
     logger: false,
     onAuth(auth, session, cb) {
-      if (!session.secure && !cfg.allowInsecureAuth && !isLoopback(session.remoteAddress)) {
+      if (!mayAuth(session.secure, session.remoteAddress)) {
         // RFC 4954 6: 538 5.7.11 encryption required for the requested authentication mechanism.
         return cb(reply({ code: 538, message: '5.7.11 Encryption required: use STARTTLS (or the implicit-TLS port) before AUTH' }));
       }
@@ -153,7 +170,7 @@ export async function startSubmissionListener(ctx: AppContext): Promise<Submissi
 
   const servers: SMTPServer[] = [];
   const listen = async (port: number, secure: boolean): Promise<number> => {
-    const server = new SubmissionServer(options(secure));
+    const server = new SubmissionServer(options(secure), mayAuth);
     server.on('error', (err) => log.warn({ err }, 'submission SMTP error'));
     servers.push(server);
     await new Promise<void>((resolve, reject) => {
