@@ -49,7 +49,8 @@ describe('the API process killed right after a 250', () => {
         const line = log.split('\n').find((l) => l.includes('submission SMTP listener started'));
         return line ? (JSON.parse(line) as { port: number }).port : null;
       },
-      { timeoutMs: 90_000, what: 'the child to listen for submissions' } // tsx compiles the CLI first: slow on a loaded machine,
+      // tsx compiles the CLI first: slow on a loaded machine.
+      { timeoutMs: 90_000, what: 'the child to listen for submissions' },
     );
 
     const answered: string[] = [];
