@@ -27,6 +27,19 @@ export interface InboundTls {
   key: string;
 }
 
+/** The SMTP submission listener (src/smtp-listeners/submission-listener.ts), run by the role answering HTTP. */
+export interface SubmissionConfig {
+  host: string;
+  /** MAILROOM_SUBMISSION_PORT (plain, with STARTTLS when a certificate is set); null: `off`. */
+  port: number | null;
+  /** MAILROOM_SUBMISSION_TLS_PORT: implicit TLS (RFC 8314 3.3); null: none. Needs the certificate. */
+  tlsPort: number | null;
+  /** MAILROOM_SUBMISSION_TLS_CERT / _KEY. */
+  tls: InboundTls | null;
+  /** MAILROOM_SUBMISSION_ALLOW_INSECURE_AUTH: AUTH in clear text from non-loopback clients. */
+  allowInsecureAuth: boolean;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -52,6 +65,7 @@ export interface Config {
   deliveryDomainConcurrency: number;
   /** Give up on a transiently failing recipient after this many hours (then a SoftBounce). */
   deliveryMaxAgeHours: number;
+  submission: SubmissionConfig;
 }
 
 export class ConfigError extends Error {
@@ -157,9 +171,7 @@ function parseDatabaseUrl(env: Env): string {
  * here, at start, so that a wrong path, a file that is not PEM, or a key that does not belong to the
  * certificate stops the process instead of failing each STARTTLS handshake later.
  */
-function parseInboundTls(env: Env): InboundTls | null {
-  const CERT = 'MAILROOM_INBOUND_TLS_CERT';
-  const KEY = 'MAILROOM_INBOUND_TLS_KEY';
+function parseInboundTls(env: Env, CERT = 'MAILROOM_INBOUND_TLS_CERT', KEY = 'MAILROOM_INBOUND_TLS_KEY'): InboundTls | null {
   const certPath = env[CERT] ?? '';
   const keyPath = env[KEY] ?? '';
   if (!certPath && !keyPath) return null;
@@ -188,6 +200,27 @@ function parseInboundTls(env: Env): InboundTls | null {
   }
   if (!x509.checkPrivateKey(privateKey)) throw new ConfigError(KEY, `${JSON.stringify(keyPath)} is not the private key of ${JSON.stringify(certPath)}`);
   return { certPath, keyPath, cert, key };
+}
+
+/** A port number, or null for `off` (the listener is not started). */
+function optionalPort(env: Env, name: string, fallback: number | null): number | null {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  if (/^(off|none|disabled)$/i.test(v)) return null;
+  return int(env, name, 0, 0, 65535);
+}
+
+function parseSubmission(env: Env): SubmissionConfig {
+  const tls = parseInboundTls(env, 'MAILROOM_SUBMISSION_TLS_CERT', 'MAILROOM_SUBMISSION_TLS_KEY');
+  const tlsPort = optionalPort(env, 'MAILROOM_SUBMISSION_TLS_PORT', null);
+  if (tlsPort !== null && !tls) throw new ConfigError('MAILROOM_SUBMISSION_TLS_PORT', 'needs MAILROOM_SUBMISSION_TLS_CERT and _KEY');
+  return {
+    host: str(env, 'MAILROOM_SUBMISSION_HOST', '127.0.0.1'),
+    port: optionalPort(env, 'MAILROOM_SUBMISSION_PORT', 2587),
+    tlsPort,
+    tls,
+    allowInsecureAuth: bool(env, 'MAILROOM_SUBMISSION_ALLOW_INSECURE_AUTH', false),
+  };
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -225,5 +258,6 @@ export function loadConfig(env: Env = process.env): Config {
     deliveryConcurrency: int(env, 'MAILROOM_DELIVERY_CONCURRENCY', 64, 1, 10000),
     deliveryDomainConcurrency: int(env, 'MAILROOM_DELIVERY_DOMAIN_CONCURRENCY', 16, 1, 10000),
     deliveryMaxAgeHours: int(env, 'MAILROOM_DELIVERY_MAX_AGE_HOURS', 72, 1, 24 * 30),
+    submission: parseSubmission(env),
   };
 }

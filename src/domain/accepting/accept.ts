@@ -6,7 +6,7 @@ import { ApiError } from '../errors.js';
 import { commitUnits, failure, type SendUnit, type Slot } from './commit-units.js';
 import type { IdempotencyInput } from './idempotency.js';
 import { prepareMessage } from './validate.js';
-import type { SendOutcome } from './types.js';
+import type { PreparedMessage, SendOutcome } from './types.js';
 
 export type { SendOutcome, SendResult } from './types.js';
 export { readIdempotencyKey } from './idempotency.js';
@@ -22,6 +22,9 @@ export interface AcceptOptions {
   /** TemplateModel is substituted into the message (the single send only). */
   allowTemplateModel?: boolean;
   idempotency?: IdempotencyInput | null;
+  /** Turns an input into a validated message; default prepareMessage (the JSON form). SMTP submission
+   * (src/domain/submission) passes its own, which runs prepareMessage and then applies the envelope. */
+  prepare?: (input: unknown) => PreparedMessage;
 }
 
 /**
@@ -35,7 +38,7 @@ export async function acceptMessages(ctx: AppContext, auth: SendAuth, inputs: un
   const idempotency = auth.testMode ? null : (opts.idempotency ?? null);
   const slots: Slot[] = inputs.map((input) => {
     try {
-      return { message: prepareMessage(input, { allowTemplateModel: opts.allowTemplateModel ?? false }) };
+      return { message: opts.prepare ? opts.prepare(input) : prepareMessage(input, { allowTemplateModel: opts.allowTemplateModel ?? false }) };
     } catch (err) {
       if (err instanceof ApiError) return { outcome: failure(err) };
       throw err;
