@@ -17,7 +17,7 @@ export function serverView(row: ServerRow, config: Config, apiTokens: string[]) 
     RawEmailEnabled: fromFlag(row.raw_email_enabled),
     DeliveryType: row.delivery_type,
     ServerLink: `${config.publicUrl}/servers/${row.id}`,
-    InboundAddress: `${row.inbound_hash}@${row.inbound_domain || `inbound.${config.returnPathDomain}`}`,
+    InboundAddress: `${row.inbound_hash}@${config.inboundDomain}`,
     InboundHookUrl: row.inbound_hook_url,
     BounceHookUrl: row.bounce_hook_url,
     OpenHookUrl: row.open_hook_url,

@@ -2,6 +2,7 @@
 import type { AccountsTable, ApiTokensTable } from './tables/accounts.js';
 import type { BouncesTable } from './tables/bounces.js';
 import type { InboundReportsTable } from './tables/bounces-extra.js';
+import type { InboundAttemptsTable, InboundMessagesTable, InboundRulesTable } from './tables/inbound.js';
 import type { JobsTable } from './tables/jobs.js';
 import type { MessageStreamsTable } from './tables/message-streams.js';
 import type {
@@ -35,6 +36,9 @@ export interface Database {
   sender_signatures: SenderSignaturesTable & SenderSignaturesExtra;
   bounces: BouncesTable;
   inbound_reports: InboundReportsTable;
+  inbound_messages: InboundMessagesTable;
+  inbound_rules: InboundRulesTable;
+  inbound_attempts: InboundAttemptsTable;
   webhooks: WebhooksTable;
   webhook_notifications: WebhookNotificationsTable;
   webhook_attempts: WebhookAttemptsTable;

@@ -1,0 +1,46 @@
+// Headers mailroom adds to each inbound message before the application sees it:
+// - Received-SPF and Authentication-Results with the SPF (RFC 7208), DKIM (RFC 6376) and DMARC (RFC 7489)
+//   results, as RFC 8601 defines them, computed by mailauth with DNS through the project's resolver
+//   (MAILROOM_DNS_SERVERS);
+// - when a spamd is configured (MAILROOM_SPAMD), SpamAssassin's verdict in its customary X-Spam-* headers.
+import { authenticate } from 'mailauth';
+import type { AppContext } from '../../context.js';
+import { checkSpam, type SpamVerdict } from '../../infra/spamd/spamc.js';
+
+export interface Envelope {
+  /** The SMTP client's address, the EHLO name it gave and the MAIL FROM address ('' for a null path). */
+  ip: string;
+  helo: string;
+  mailFrom: string;
+}
+
+export interface Examined {
+  /** Header lines to put above the message, CRLF-terminated. */
+  headers: string;
+  spam: SpamVerdict | null;
+}
+
+export async function examine(ctx: AppContext, raw: Buffer, env: Envelope): Promise<Examined> {
+  const auth = await authenticate(raw, {
+    ip: env.ip,
+    helo: env.helo,
+    sender: env.mailFrom,
+    mta: ctx.config.inboundDomain,
+    disableArc: true,
+    disableBimi: true,
+    resolver: (name: string, rrtype: string) => ctx.dns.resolve(name, rrtype) as Promise<string[][] | string[]>,
+  });
+  let headers = auth.headers.replace(/\r?\n/g, '\r\n');
+  if (!headers.endsWith('\r\n')) headers += '\r\n';
+  let spam: SpamVerdict | null = null;
+  if (ctx.config.spamd) {
+    spam = await checkSpam(ctx.config.spamd, raw);
+    headers =
+      `X-Spam-Checker-Version: SpamAssassin (spamd) on ${ctx.config.inboundDomain}\r\n` +
+      `X-Spam-Status: ${spam.isSpam ? 'Yes' : 'No'}\r\n` +
+      `X-Spam-Score: ${spam.score}\r\n` +
+      `X-Spam-Tests: ${spam.tests.join(',') || 'none'}\r\n` +
+      headers;
+  }
+  return { headers, spam };
+}
