@@ -5,6 +5,7 @@
 // - when a spamd is configured (MAILROOM_SPAMD), SpamAssassin's verdict in its customary X-Spam-* headers.
 import { authenticate } from 'mailauth';
 import type { AppContext } from '../../context.js';
+import type { ResolveFn } from '../../infra/dns/cache.js';
 import { checkSpam, type SpamVerdict } from '../../infra/spamd/spamc.js';
 
 export interface Envelope {
@@ -20,7 +21,8 @@ export interface Examined {
   spam: SpamVerdict | null;
 }
 
-export async function examine(ctx: AppContext, raw: Buffer, env: Envelope): Promise<Examined> {
+/** `resolve`: the listener's cached resolver (infra/dns/cache.ts) over MAILROOM_DNS_SERVERS. */
+export async function examine(ctx: AppContext, resolve: ResolveFn, raw: Buffer, env: Envelope): Promise<Examined> {
   const auth = await authenticate(raw, {
     ip: env.ip,
     helo: env.helo,
@@ -28,7 +30,7 @@ export async function examine(ctx: AppContext, raw: Buffer, env: Envelope): Prom
     mta: ctx.config.inboundDomain,
     disableArc: true,
     disableBimi: true,
-    resolver: (name: string, rrtype: string) => ctx.dns.resolve(name, rrtype) as Promise<string[][] | string[]>,
+    resolver: resolve as (name: string, rrtype: string) => Promise<string[][] | string[]>,
   });
   let headers = auth.headers.replace(/\r?\n/g, '\r\n');
   if (!headers.endsWith('\r\n')) headers += '\r\n';

@@ -12,6 +12,7 @@ import { GroupCommitter } from '../../infra/db/group-commit.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { Insertable } from 'kysely';
 import type { InboundMessagesTable } from '../../infra/db/tables/inbound.js';
+import { cachedResolve, type ResolveFn } from '../../infra/dns/cache.js';
 import { enqueueJobs } from '../../infra/jobs/enqueue.js';
 import { examine, type Envelope } from './authenticate.js';
 import { inboundHookJob, INBOUND_STATUS } from './hook-queue.js';
@@ -25,8 +26,10 @@ interface Write {
   stored?: boolean;
 }
 
-/** Group commit of received messages (src/infra/db/group-commit.ts); built once per listener. */
+/** Group commit of received messages (src/infra/db/group-commit.ts) and the cached DNS answers of mail
+ * authentication; built once per listener. */
 export class InboundWriter extends GroupCommitter<Write> {
+  readonly resolve: ResolveFn;
   constructor(ctx: AppContext) {
     super({
       db: ctx.db,
@@ -46,6 +49,7 @@ export class InboundWriter extends GroupCommitter<Write> {
         }
       },
     });
+    this.resolve = cachedResolve(ctx.dns, ctx.clock);
   }
 }
 
@@ -75,7 +79,7 @@ async function serverInfo(db: Kysely<Database>, serverId: number): Promise<Serve
 }
 
 export async function receiveInbound(ctx: AppContext, writer: InboundWriter, raw: Buffer, env: Envelope, boxes: InboundMailbox[]): Promise<ReceiveOutcome[]> {
-  const examined = await examine(ctx, raw, env);
+  const examined = await examine(ctx, writer.resolve, raw, env);
   const full = Buffer.concat([Buffer.from(examined.headers, 'utf8'), raw]);
   const email = await PostalMime.parse(full, { attachmentEncoding: 'base64' });
   const now = ctx.clock.now();
