@@ -2,9 +2,10 @@ import type { AppContext } from '../../../context.js';
 import { ApiError, ErrorCode } from '../../../domain/errors.js';
 import { bypassInbound, inboundDetails, retryInbound, searchInbound } from '../../../domain/inbound/query.js';
 import { createRule, deleteRule, listRules } from '../../../domain/inbound/rules.js';
+import { inboundStats } from '../../../domain/inbound/stats.js';
 import { checkDepth, MAX_ROW_ID } from '../../pagination.js';
 import { serverAuth, type App } from '../../types.js';
-import { InboundIdParams, InboundSearchQuery, RuleBody, RuleIdParams, RulesQuery } from './schemas.js';
+import { InboundIdParams, InboundSearchQuery, InboundStatsQuery, RuleBody, RuleIdParams, RulesQuery } from './schemas.js';
 
 const messages = { tags: ['inbound'], security: [{ serverToken: [] }] };
 const config = { auth: 'server', validationErrorCode: ErrorCode.MessageQueryError } as const;
@@ -32,6 +33,10 @@ export default async function inboundRoutes(app: App, ctx: AppContext): Promise<
 
   app.put('/messages/inbound/:messageid/retry', { config, schema: { ...messages, params: InboundIdParams } }, async (req) =>
     retryInbound(ctx, serverAuth(req.auth).serverId, req.params.messageid),
+  );
+
+  app.get('/stats/inbound', { config: { auth: 'server', validationErrorCode: ErrorCode.StatsQueryError }, schema: { ...messages, querystring: InboundStatsQuery } }, async (req) =>
+    inboundStats(ctx, serverAuth(req.auth).serverId, req.query),
   );
 
   const rules = { tags: ['inbound'], security: [{ serverToken: [] }] };

@@ -24,3 +24,8 @@ export const RulesQuery = Type.Object({ ...PageQuery });
 export const RuleBody = Type.Object({ Rule: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])) });
 
 export const RuleIdParams = Type.Object({ id: Type.String({ maxLength: 40 }) });
+
+export const InboundStatsQuery = Type.Object({
+  fromdate: Type.Optional(Type.String({ maxLength: 40 })),
+  todate: Type.Optional(Type.String({ maxLength: 40 })),
+});
