@@ -23,16 +23,24 @@ export interface Examined {
 
 /** `resolve`: the listener's cached resolver (infra/dns/cache.ts) over MAILROOM_DNS_SERVERS. */
 export async function examine(ctx: AppContext, resolve: ResolveFn, raw: Buffer, env: Envelope): Promise<Examined> {
-  const auth = await authenticate(raw, {
-    ip: env.ip,
-    helo: env.helo,
-    sender: env.mailFrom,
-    mta: ctx.config.inboundDomain,
-    disableArc: true,
-    disableBimi: true,
-    resolver: resolve as (name: string, rrtype: string) => Promise<string[][] | string[]>,
-  });
-  let headers = auth.headers.replace(/\r?\n/g, '\r\n');
+  let headers: string;
+  try {
+    const auth = await authenticate(raw, {
+      ip: env.ip,
+      helo: env.helo,
+      sender: env.mailFrom,
+      mta: ctx.config.inboundDomain,
+      disableArc: true,
+      disableBimi: true,
+      resolver: resolve as (name: string, rrtype: string) => Promise<string[][] | string[]>,
+    });
+    headers = auth.headers.replace(/\r?\n/g, '\r\n');
+  } catch (err) {
+    // DNS failures are results (temperror, RFC 8601 2.7), not exceptions; an exception is input mailauth
+    // cannot read. The message is still taken: refusing it would only make the sender retry the same bytes.
+    ctx.logger.warn({ err }, 'inbound: authentication results could not be computed');
+    headers = `Authentication-Results: ${ctx.config.inboundDomain}; none (the message could not be checked)`;
+  }
   if (!headers.endsWith('\r\n')) headers += '\r\n';
   let spam: SpamVerdict | null = null;
   if (ctx.config.spamd) {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sendInbound, startInbound, type InboundSetup } from './inbound-helpers.js';
 
@@ -73,6 +74,36 @@ describe('inbound processing: SMTP to the inbound address, JSON to the applicati
     assert.equal(d.Attachments.find((a: any) => a.Name === 'invoice.pdf').ContentLength, pdf.length);
     assert.equal(d.HookAttempts.length, 1);
     assert.equal(d.HookAttempts[0].ResponseCode, 200);
+  });
+
+  it('verifies a DKIM-signed message and its DMARC policy (RFC 6376, RFC 7489)', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const p = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+    // A domain of its own: the listener caches DNS answers (also "no record") for a minute.
+    t.dns.set('signer.example', [{ type: 'TXT', data: 'v=spf1 ip4:127.0.0.1 -all' }]);
+    t.dns.set('sel1._domainkey.signer.example', [{ type: 'TXT', data: `v=DKIM1; k=rsa; p=${p}` }]);
+    t.dns.set('_dmarc.signer.example', [{ type: 'TXT', data: 'v=DMARC1; p=reject' }]);
+    const signed = await sendInbound(t.s, {
+      from: '"Ann Signer" <ann@signer.example>',
+      to: t.address,
+      subject: 'Signed reply',
+      dkim: { domainName: 'signer.example', keySelector: 'sel1', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
+    });
+    assert.ok(signed.ok, signed.response);
+    await t.s.drain();
+    const [req] = posted('Signed reply');
+    const results = req.json.Headers.find((h: any) => h.Name === 'Authentication-Results').Value;
+    assert.match(results, /dkim=pass header\.i=@signer\.example header\.s=sel1/);
+    assert.match(results, /spf=pass/);
+    assert.match(results, /dmarc=pass/);
+    // A From that neither the envelope (SPF) nor a signature aligns with fails DMARC; the result is
+    // recorded and the message still reaches the application (what to do with it is its choice).
+    t.dns.set('_dmarc.forged.example', [{ type: 'TXT', data: 'v=DMARC1; p=reject' }]);
+    const spoof = await sendInbound(t.s, { from: 'boss@forged.example', to: t.address, subject: 'Spoofed' }, t.address);
+    assert.ok(spoof.ok);
+    await t.s.drain();
+    const spoofed = posted('Spoofed')[0].json.Headers.find((h: any) => h.Name === 'Authentication-Results').Value;
+    assert.match(spoofed, /dmarc=fail/);
   });
 
   it('passes plus-addressing through as MailboxHash and filters on it', async () => {
