@@ -248,6 +248,18 @@ describe('inbound processing: SMTP to the inbound address, JSON to the applicati
     assert.equal((await t.s.request('GET', `/messages/inbound/${req.json.MessageID}/details`, { token })).status, 422);
   });
 
+  it('sends the HTTP basic auth given in InboundHookUrl', async () => {
+    const put = await t.s.request('PUT', '/server', { body: { InboundHookUrl: `http://hook-user:p%40ss@127.0.0.1:${t.app.port}/inbound` } });
+    assert.equal(put.status, 200, put.text);
+    const answer = await sendInbound(t.s, { to: t.address, subject: 'With credentials' });
+    assert.ok(answer.ok);
+    await t.s.drain();
+    const [req] = posted('With credentials');
+    assert.equal(req.headers.authorization, `Basic ${Buffer.from('hook-user:p@ss').toString('base64')}`);
+    assert.equal(req.headers['x-mailroom-inbound-id'], req.json.MessageID);
+    await t.s.request('PUT', '/server', { body: { InboundHookUrl: `${t.app.url}/inbound` } });
+  });
+
   it('searches by recipient, sender, subject and date', async () => {
     const q = (s: string) => t.s.request('GET', `/messages/inbound?count=50&offset=0&${s}`).then((r) => r.body.TotalCount);
     assert.equal(await q('subject=invoice%20ATTACHED'), 1);
@@ -260,7 +272,7 @@ describe('inbound processing: SMTP to the inbound address, JSON to the applicati
     assert.equal(stats.status, 200, stats.text);
     assert.equal(stats.body.Total, await q(''));
     assert.equal(stats.body.Blocked, 0, 'the blocked message was bypassed');
-    assert.ok(stats.body.Processed >= 8);
+    assert.ok(stats.body.Processed >= 9);
     assert.equal(stats.body.Processed + stats.body.Failed + stats.body.Queued + stats.body.Scheduled + stats.body.Blocked, stats.body.Total);
     const spec = await t.s.request('GET', '/openapi.json', { token: null });
     assert.ok(spec.body.paths['/messages/inbound'], 'the OpenAPI document lists inbound');
