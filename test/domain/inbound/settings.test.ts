@@ -1,3 +1,4 @@
+// tier: unit
 // The two settings of inbound processing (README, "Configuration").
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

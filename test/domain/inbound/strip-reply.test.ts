@@ -1,3 +1,4 @@
+// tier: unit
 // StrippedTextReply on replies written in the published quoting formats of Gmail, Outlook (desktop, web,
 // the older "Original Message" form), Apple Mail and Thunderbird, in English, German, French, Spanish and
 // Russian (test/fixtures/replies/*.txt, written by the team after those formats).

@@ -1,3 +1,4 @@
+// tier: unit
 // The DNS answer cache of inbound mail authentication, against a real DNS server on loopback.
 import assert from 'node:assert/strict';
 import { Resolver } from 'node:dns/promises';
