@@ -51,6 +51,10 @@ export interface Config {
   inboundSmtpPort: number;
   /** MAILROOM_INBOUND_TLS_CERT / _KEY; null: the listener offers no STARTTLS. */
   inboundTls: InboundTls | null;
+  /** MAILROOM_INBOUND_DOMAIN: servers' inbound addresses are <InboundHash>[+<MailboxHash>]@this domain. */
+  inboundDomain: string;
+  /** MAILROOM_SPAMD (host:port of a SpamAssassin spamd); null: inbound mail gets no spam score. */
+  spamd: { host: string; port: number } | null;
   dnsServers: DnsServer[] | null;
   returnPathDomain: string;
   spfInclude: string;
@@ -223,6 +227,18 @@ function parseSubmission(env: Env): SubmissionConfig {
   };
 }
 
+/** MAILROOM_SPAMD: "host:port" (IPv6 as "[::1]:783") of a spamd speaking SPAMC/1.5. */
+function parseSpamd(env: Env): { host: string; port: number } | null {
+  const name = 'MAILROOM_SPAMD';
+  const v = (env[name] ?? '').trim();
+  if (v === '') return null;
+  const m = /^\[([0-9a-f:.]+)\]:(\d+)$/i.exec(v) ?? /^([a-z0-9.-]+):(\d+)$/i.exec(v);
+  if (!m) throw new ConfigError(name, `expected host:port, got ${JSON.stringify(v)}`);
+  const port = Number(m[2]);
+  if (port < 1 || port > 65535) throw new ConfigError(name, `bad port in ${JSON.stringify(v)}`);
+  return { host: m[1], port };
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -247,6 +263,8 @@ export function loadConfig(env: Env = process.env): Config {
     inboundSmtpHost: str(env, 'MAILROOM_INBOUND_SMTP_HOST', '127.0.0.1'),
     inboundSmtpPort: int(env, 'MAILROOM_INBOUND_SMTP_PORT', 2525, 0, 65535),
     inboundTls: parseInboundTls(env),
+    inboundDomain: hostname(env, 'MAILROOM_INBOUND_DOMAIN', `inbound.${returnPathDomain}`),
+    spamd: parseSpamd(env),
     dnsServers: parseDnsServers(env),
     returnPathDomain,
     spfInclude: hostname(env, 'MAILROOM_SPF_INCLUDE', `spf.${returnPathDomain}`),

@@ -33,12 +33,9 @@ const FIELDS = Object.keys(LEGACY_HOOKS) as LegacyHookField[];
 
 /** Validates the hook fields of a server edit before anything is written (606 with the guard's reason). */
 export function checkLegacyHooks(ctx: AppContext, input: LegacyHooksInput): void {
-  // mailroom takes in bounces and complaints, not inbound mail for servers: an inbound hook would never be
-  // called, so it is refused rather than stored.
-  if (input.InboundHookUrl) {
-    throw new ApiError(ErrorCode.InvalidRequestFields, 'InboundHookUrl is not supported: mailroom does not receive inbound mail for servers, so the hook would never be called.');
-  }
-  for (const f of FIELDS) {
+  // InboundHookUrl is not a webhook of a stream: inbound processing posts to it (domain/inbound), through
+  // the same address guard as every webhook.
+  for (const f of [...FIELDS, 'InboundHookUrl' as const]) {
     const url = input[f]?.trim();
     if (!url) continue;
     if (url.length > 2048) throw new ApiError(ErrorCode.ServerInvalidWebhookUrl, `${f} must be at most 2048 characters.`);

@@ -3,6 +3,7 @@ import type { AccountsTable, ApiTokensTable } from './tables/accounts.js';
 import type { BouncesTable } from './tables/bounces.js';
 import type { DataRemovalsTable } from './tables/data-removals.js';
 import type { InboundReportsTable } from './tables/inbound-reports.js';
+import type { InboundAttemptsTable, InboundMessagesTable, InboundRulesTable } from './tables/inbound.js';
 import type { JobsTable } from './tables/jobs.js';
 import type { MessageStreamsTable } from './tables/message-streams.js';
 import type { MtaStsPoliciesTable } from './tables/mta-sts.js';
@@ -39,6 +40,9 @@ export interface Database {
   sender_signatures: SenderSignaturesTable;
   bounces: BouncesTable;
   inbound_reports: InboundReportsTable;
+  inbound_messages: InboundMessagesTable;
+  inbound_rules: InboundRulesTable;
+  inbound_attempts: InboundAttemptsTable;
   webhooks: WebhooksTable;
   webhook_notifications: WebhookNotificationsTable;
   webhook_attempts: WebhookAttemptsTable;

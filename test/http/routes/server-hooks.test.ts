@@ -22,21 +22,23 @@ describe('server hook settings drive the default stream webhooks', () => {
   const put = (body: Record<string, unknown>) => s.request('PUT', '/server', { body });
   const hooks = async () => (await s.request('GET', '/webhooks')).body.Webhooks as Array<{ ID: number; Url: string; MessageStream: string; Triggers: Record<string, { Enabled: boolean; [k: string]: boolean }> }>;
 
-  it('refuses private targets in every hook field, and an inbound hook that would never be called', async () => {
+  it('refuses private targets in every hook field, the inbound hook included', async () => {
     for (const Url of ['http://127.0.0.1/', 'http://169.254.169.254/', 'http://[::1]/', 'http://[::127.0.0.1]/', 'http://localhost./', 'http:///x']) {
-      for (const field of ['BounceHookUrl', 'OpenHookUrl', 'DeliveryHookUrl', 'ClickHookUrl', 'SpamComplaintHookUrl']) {
+      for (const field of ['BounceHookUrl', 'OpenHookUrl', 'DeliveryHookUrl', 'ClickHookUrl', 'SpamComplaintHookUrl', 'InboundHookUrl']) {
         const r = await put({ [field]: Url });
         assert.equal(r.status, 422, `${field} ${Url}`);
         assert.equal(r.body.ErrorCode, 606, `${field} ${Url}`);
       }
     }
-    const inbound = await put({ InboundHookUrl: 'https://hooks.example.com/in' });
-    assert.equal(inbound.body.ErrorCode, 403);
-    assert.match(inbound.body.Message, /InboundHookUrl/);
-    assert.equal((await put({ InboundHookUrl: '' })).status, 200, 'an empty value is accepted (nothing to store)');
     assert.deepEqual(await hooks(), [], 'nothing was stored');
     const server = (await s.request('GET', '/server')).body;
     for (const f of ['BounceHookUrl', 'OpenHookUrl', 'DeliveryHookUrl', 'ClickHookUrl', 'InboundHookUrl']) assert.equal(server[f], '', f);
+    // The inbound hook is stored (inbound processing posts to it) and is not a stream webhook.
+    const inbound = await put({ InboundHookUrl: 'https://hooks.example.com/in' });
+    assert.equal(inbound.status, 200, inbound.text);
+    assert.equal(inbound.body.InboundHookUrl, 'https://hooks.example.com/in');
+    assert.deepEqual(await hooks(), []);
+    assert.equal((await put({ InboundHookUrl: '' })).body.InboundHookUrl, '');
   });
 
   it('creates, moves and switches off the matching webhook, and shows webhooks made through /webhooks', async () => {
