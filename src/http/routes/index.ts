@@ -17,6 +17,7 @@ import webhookRoutes from './webhooks/routes.js';
 import templateRoutes from './templates/routes.js';
 import serversRoutes from './servers/routes.js';
 import statsRoutes from './stats/routes.js';
+import consoleRoutes from '../console/plugin.js';
 
 export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   await serverRoutes(app, ctx);
@@ -35,4 +36,5 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   await unsubscribeRoutes(app, ctx);
   await webhookRoutes(app, ctx);
   await emailRoutes(app, ctx);
+  await consoleRoutes(app, ctx);
 }

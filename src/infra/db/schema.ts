@@ -1,6 +1,7 @@
 // The database as Kysely sees it: one interface per table, in src/infra/db/tables/.
 import type { AccountsTable, ApiTokensTable } from './tables/accounts.js';
 import type { BouncesTable } from './tables/bounces.js';
+import type { ConsoleLoginFailuresTable, ConsoleSessionsTable, ConsoleUsersTable } from './tables/console.js';
 import type { InboundReportsTable } from './tables/bounces-extra.js';
 import type { JobsTable } from './tables/jobs.js';
 import type { MessageStreamsTable } from './tables/message-streams.js';
@@ -43,4 +44,7 @@ export interface Database {
   clicks: ClicksTable;
   templates: TemplatesTable;
   stats_daily: StatsDailyTable;
+  console_users: ConsoleUsersTable;
+  console_sessions: ConsoleSessionsTable;
+  console_login_failures: ConsoleLoginFailuresTable;
 }

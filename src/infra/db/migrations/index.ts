@@ -13,6 +13,7 @@ import * as m0009 from './0009-templates-stats.js';
 import * as m0010 from './0010-tag-digest-indexes.js';
 import * as m0012 from './0012-drop-messages-retention-index.js';
 import * as m0011 from './0011-drop-plain-recipient-index.js';
+import * as m0014 from './0014-console-users.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0010-tag-digest-indexes': m0010,
   '0011-drop-plain-recipient-index': m0011,
   '0012-drop-messages-retention-index': m0012,
+  '0014-console-users': m0014,
 };
