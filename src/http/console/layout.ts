@@ -27,7 +27,7 @@ const SERVER_PAGES: Array<[string, string]> = [
 ];
 
 export function page(f: PageFrame, body: Html): string {
-  const s = f.server;
+  const s = f.server ?? f.servers[0];
   const nav = s
     ? SERVER_PAGES.map(([path, label]) => html`<a href="/console/s/${s.id}/${path}"${f.active === path ? html` aria-current="page"` : ''}>${label}</a>`)
     : [];

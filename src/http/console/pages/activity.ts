@@ -11,8 +11,9 @@ const PAGE_SIZE = 50;
 const FILTERS = ['recipient', 'fromemail', 'tag', 'status', 'stream', 'subject', 'fromdate', 'todate', 'metakey', 'metavalue'] as const;
 
 export function parseCursor(text: string | undefined): Cursor | undefined {
-  const m = /^(\d{1,15})\.([0-9a-fA-F-]{36})$/.exec(text ?? '');
-  return m ? { at: Number(m[1]), id: m[2]!.toLowerCase() } : undefined;
+  // Message ids are UUIDs (lowercase); anything id-like is accepted, since it is only compared, never trusted.
+  const m = /^(\d{1,15})\.([0-9A-Za-z-]{1,64})$/.exec(text ?? '');
+  return m ? { at: Number(m[1]), id: m[2]! } : undefined;
 }
 
 type Item = Awaited<ReturnType<typeof searchMessages>>['Messages'][number];

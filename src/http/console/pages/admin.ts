@@ -26,7 +26,7 @@ export function registerAdmin(r: ConsoleRouter, ctx: AppContext): void {
 <label for="smtp-${s.id}">SMTP sending on</label><input id="smtp-${s.id}" name="smtp" type="checkbox"${s.smtp_api_activated ? html` checked` : ''}${dis}>
 ${admin ? html`<span></span><button type="submit">Save settings</button>` : ''}</form>
 <h3>API tokens</h3><ul class="tokens">${tokens.map(
-          (t) => html`<li><code>…${t.hint}</code> <span class="muted">issued ${when(t.created_at)}</span>${admin ? html` <form method="post" action="${base}/tokens/${t.id}/revoke" class="inline">${csrf(c.session)}<button type="submit" aria-label="Revoke token ending ${t.hint}">Revoke</button></form>` : ''}</li>`,
+          (t) => html`<li><code>${t.hint}</code> <span class="muted">issued ${when(t.created_at)}</span>${admin ? html` <form method="post" action="${base}/tokens/${t.id}/revoke" class="inline">${csrf(c.session)}<button type="submit" aria-label="Revoke token ending ${t.hint}">Revoke</button></form>` : ''}</li>`,
         )}</ul>
 ${admin ? html`<form method="post" action="${base}/tokens" class="inline">${csrf(c.session)}<button type="submit">Issue a token</button></form>` : ''}</section>`;
       }),
