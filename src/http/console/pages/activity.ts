@@ -24,6 +24,7 @@ function search(q: Record<string, string>): MessageSearch {
   return {
     count: PAGE_SIZE,
     offset: 0,
+    withTotal: false,
     recipient: q.recipient || undefined,
     fromemail: q.fromemail || undefined,
     tag: q.tag || undefined,
@@ -66,7 +67,7 @@ export function registerActivity(r: ConsoleRouter, ctx: AppContext): void {
   ${text('fromdate', 'From date', 'date')}${text('todate', 'To date', 'date')}${text('metakey', 'Metadata key')}${text('metavalue', 'Metadata value')}
   <div class="field"><button type="submit">Filter</button> <a href="/console/s/${c.server.id}/activity">Clear</a></div>
 </form>
-<p class="muted">${found.TotalCount >= 10_000 ? 'More than 10,000' : found.TotalCount} matching messages${c.server.delivery_type === 'Sandbox' ? html`; this is a <strong>sandbox</strong> server: its messages are kept here and never leave mailroom` : ''}.${live ? html` <span class="live" id="live-state" role="status">Live: new messages appear here.</span>` : ''}</p>
+<p class="muted">Newest first${c.server.delivery_type === 'Sandbox' ? html`; this is a <strong>sandbox</strong> server: its messages are kept here and never leave mailroom` : ''}.${live ? html` <span class="live" id="live-state" role="status">Live: new messages appear here.</span>` : ''}</p>
 <table class="list"><thead><tr><th scope="col">Received</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th><th scope="col">Tag</th></tr></thead>
 <tbody id="activity-rows"${live ? html` data-live="${live}"` : ''}>${rows(c.server.id, items)}</tbody></table>
 ${items.length === 0 ? html`<p class="empty">No messages match.</p>` : ''}
