@@ -34,8 +34,9 @@ export async function serve(config: Config, role: Role): Promise<void> {
   let worker: WorkerHandle | null = null;
   if (role !== 'api') worker = await startWorker(ctx);
   if (app) {
-    await app.listen({ host: config.host, port: config.port });
-    ctx.logger.info({ role, url: `http://${config.host}:${config.port}`, db: ctx.dialect }, 'mailroom listening');
+    // The bound address, not the configured one: with MAILROOM_PORT=0 the system picks the port.
+    const url = await app.listen({ host: config.host, port: config.port });
+    ctx.logger.info({ role, url, db: ctx.dialect }, 'mailroom listening');
   } else {
     ctx.logger.info({ role, db: ctx.dialect }, 'mailroom worker started');
   }

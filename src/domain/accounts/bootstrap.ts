@@ -1,5 +1,6 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../infra/db/database.js';
+import { exclusiveTransaction } from '../../infra/db/exclusive.js';
 import { createServer } from '../servers/create-server.js';
 import { generateToken, storeToken } from '../tokens/tokens.js';
 
@@ -12,9 +13,12 @@ export interface BootstrapResult {
  * On an empty database: one account and one server named "Default" with its default streams, and a token
  * of each kind (from MAILROOM_ACCOUNT_TOKEN / MAILROOM_SERVER_TOKEN when set). Returns the tokens so the
  * caller can show them once; returns null when the database was already set up.
+ *
+ * Processes started together on an empty database all call this: the check and the inserts run under one
+ * exclusive lock, so exactly one of them creates the account and prints tokens, and the others find it.
  */
 export async function bootstrap(database: Db, config: Config, now: number): Promise<BootstrapResult | null> {
-  return database.db.transaction().execute(async (trx) => {
+  return exclusiveTransaction(database, 'bootstrap', async (trx) => {
     const existing = await trx.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
     if (existing) return null;
     const account = await trx

@@ -5,8 +5,8 @@
 // Deletion runs in small batches, each its own short transaction, so that sending (which needs the
 // database's write lock on SQLite, and row locks on PostgreSQL) never waits long behind a purge. Deleting a
 // message removes its recipients, attachments, events, opens and clicks through ON DELETE CASCADE (each of
-// those tables is indexed by message_id). The task is idempotent: several workers may run it, and a run cut
-// short is finished by the next one.
+// those tables is indexed by message_id). One worker runs it per period (infra/jobs/periodic-claim.ts), and
+// it is idempotent: a run cut short is finished by the next one.
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { DAY_MS } from '../../infra/time.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { type Config, isPostgresUrl } from '../../config.js';
 
@@ -17,8 +17,18 @@ export function resolveSecretKey(config: Config): string {
   const file = join(dir, 'secret.key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dir, { recursive: true });
-  const key = randomBytes(32).toString('base64url');
-  writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
-  chmodSync(file, 0o600);
-  return key;
+  // Processes started together race to create the key: each writes its own temporary file and links it
+  // into place. link() is atomic and fails if the name exists, so exactly one key wins and a loser reads a
+  // file that is already whole (an exclusive create of the final name could be read half-written).
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  try {
+    linkSync(tmp, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    unlinkSync(tmp);
+  }
+  return readFileSync(file, 'utf8').trim();
 }

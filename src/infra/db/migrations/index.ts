@@ -14,6 +14,8 @@ import * as m0010 from './0010-tag-digest-indexes.js';
 import * as m0012 from './0012-drop-messages-retention-index.js';
 import * as m0011 from './0011-drop-plain-recipient-index.js';
 import * as m0014 from './0014-console-users.js';
+import * as m0019 from './0019-mta-sts.js';
+import * as m0020 from './0020-periodic-tasks.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -29,4 +31,6 @@ export const migrations: Record<string, Migration> = {
   '0011-drop-plain-recipient-index': m0011,
   '0012-drop-messages-retention-index': m0012,
   '0014-console-users': m0014,
+  '0019-mta-sts': m0019,
+  '0020-periodic-tasks': m0020,
 };
