@@ -8,12 +8,9 @@ import type { Database } from '../../infra/db/schema.js';
 import type { StatsDailyTable } from '../../infra/db/tables/templates-stats.js';
 import type { RecordedEvent } from '../events/types.js';
 import { insertRowsWith } from '../../infra/db/raw-insert.js';
+import { counterShards } from '../../infra/db/row-locks.js';
 import { moscowDay } from '../../infra/time.js';
 import { Metric, statsTag } from './metrics.js';
-
-/** Counter rows per key are spread over this many shards on PostgreSQL, so concurrent sending
- * transactions rarely wait on one another's row lock for the same day's Sent counter. */
-const PG_SHARDS = 8;
 
 type Row = StatsDailyTable;
 
@@ -100,7 +97,10 @@ function metricsOf(e: RecordedEvent, flags: Map<string, { opens: boolean; links:
 export async function countStats(trx: Kysely<Database>, ctx: AppContext, events: RecordedEvent[]): Promise<void> {
   if (events.length === 0) return;
   const flags = await trackingFlags(trx, events);
-  const shard = ctx.dialect === 'postgres' ? Math.floor(Math.random() * PG_SHARDS) : 0;
+  // Counter rows per key are spread over shards where transactions run side by side (db/row-locks.ts), so
+  // concurrent sending transactions rarely wait on one another's row lock for the same day's Sent counter.
+  const shards = counterShards(ctx.dialect);
+  const shard = shards > 1 ? Math.floor(Math.random() * shards) : 0;
   const rows = new Map<string, Row>();
   // A batch's events share one time: the Moscow day is computed once per distinct time, not per event.
   let lastAt = NaN;

@@ -13,6 +13,7 @@ import * as m0009 from './0009-templates-stats.js';
 import * as m0010 from './0010-tag-digest-indexes.js';
 import * as m0012 from './0012-drop-messages-retention-index.js';
 import * as m0011 from './0011-drop-plain-recipient-index.js';
+import * as m0013 from './0013-jobs-message-id.js';
 import * as m0014 from './0014-console-users.js';
 import * as m0019 from './0019-mta-sts.js';
 import * as m0020 from './0020-periodic-tasks.js';
@@ -30,6 +31,7 @@ export const migrations: Record<string, Migration> = {
   '0010-tag-digest-indexes': m0010,
   '0011-drop-plain-recipient-index': m0011,
   '0012-drop-messages-retention-index': m0012,
+  '0013-jobs-message-id': m0013,
   '0014-console-users': m0014,
   '0019-mta-sts': m0019,
   '0020-periodic-tasks': m0020,
