@@ -139,9 +139,10 @@ async function storeMimes(trx: Kysely<Database>, mimes: Array<[string, string]>)
 }
 
 /**
- * For each message with no recipient left unsettled: status Sent (also when some bounced; the bounces
- * show in its events, as the hosted service does) and the attachment content dropped (specification,
- * general rule 6); names, types and sizes stay. Returns the finished message ids.
+ * For each message with no recipient left unsettled: status Sent (also when some bounced; the bounces show in
+ * its events, as the hosted service does) and the attachment content dropped
+ * (docs/reference/api-conventions.md, "General rules" 6); names, types and sizes stay. Returns the finished
+ * message ids.
  */
 export async function finishIfSettled(trx: Kysely<Database>, messageIds: string[]): Promise<string[]> {
   const done: string[] = [];

@@ -1,4 +1,4 @@
-// The DKIM key life cycle of a domain (specification, "Sender signature DKIM" transitions):
+// The DKIM key life cycle of a domain (docs/reference/sender-signatures.md, "Sender signature DKIM"):
 //   pending --(DNS shows the pending value)--> active --(a newer key is activated)--> revoked
 // Exactly one key signs at a time (the active one, see senders/signing.ts); a renewal adds a pending key
 // that only takes over once its record is published, so mail never carries a signature that fails.
@@ -62,7 +62,8 @@ export async function dkimFields(ctx: AppContext, domain: DomainRef, keys: Domai
     DKIMRevokedHost: revoked ? dkimHost(revoked.selector, domain.name) : '',
     DKIMRevokedTextValue: revoked ? dkimTextValue(revoked.public_key) : '',
     SafeToRemoveRevokedKeyFromDNS: revoked ? await revokedKeyRemovable(ctx, domain, revoked) : false,
-    // 'Verified' after a renewal completes: the value the hosted service shows (the specification leaves it open).
+    // 'Verified' after a renewal completes: the value the hosted service shows (the API leaves it open:
+    // docs/reference/sender-signatures.md).
     DKIMUpdateStatus: pending ? 'Pending' : active ? 'Verified' : null,
   };
 }
@@ -123,7 +124,10 @@ export async function verifyPendingKey(ctx: AppContext, domain: DomainRef, pendi
   return 'pass';
 }
 
-/** Starts a renewal: a new pending key. 505 (with HTTP 200, as the specification states) while one runs. */
+/**
+ * Starts a renewal: a new pending key. 505 (with HTTP 200, as the API states:
+ * docs/reference/sender-signatures.md) while one runs.
+ */
 export async function startRenewal(ctx: AppContext, domain: DomainRef): Promise<void> {
   const refuse = () => new ApiError(ErrorCode.DkimRenewalScheduled, 'A DKIM renewal is already in progress for this domain.', 200);
   const running = await ctx.db.selectFrom('dkim_keys').select('id').where('domain_id', '=', domain.id).where('state', '=', 'pending').executeTakeFirst();

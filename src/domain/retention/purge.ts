@@ -1,6 +1,6 @@
-// Message retention (specification, general rule 3): messages and their open/click records are deleted
-// after the server's retention period (7-365 days, default 45), and so is bounce information. Statistics
-// are separate counters and stay (rule 4).
+// Message retention (docs/reference/api-conventions.md, "General rules" 3): messages and their open/click
+// records are deleted after the server's retention period (7-365 days, default 45), and so is bounce
+// information. Statistics are separate counters and stay (rule 4 there).
 //
 // Deletion runs in small batches, each its own short transaction, so that sending (which needs the
 // database's write lock on SQLite, and row locks on PostgreSQL) never waits long behind a purge. Deleting a

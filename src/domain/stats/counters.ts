@@ -1,7 +1,8 @@
-// Keeps the permanent daily statistics counters up to date as events are recorded (specification rule 4:
-// statistics outlive the messages they count). Called by recordEvents in the transaction that records the
-// events, so a counter moves exactly when its event commits. The sending hot path records up to 500
-// Processed events per call: they are aggregated in memory into one upsert row per distinct key.
+// Keeps the permanent daily statistics counters up to date as events are recorded
+// (docs/reference/api-conventions.md, "General rules" 4: statistics outlive the messages they count). Called by
+// recordEvents in the transaction that records the events, so a counter moves exactly when its event commits.
+// The sending hot path records up to 500 Processed events per call: they are aggregated in memory into one
+// upsert row per distinct key.
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../infra/db/schema.js';

@@ -1,11 +1,11 @@
-// The end of an archived stream (specification, "States and transitions": archived -> purged 45 days after
-// archiving). A periodic task deletes each due stream with everything that belongs to it: its messages (their
-// recipients, attachments, events, opens and clicks go by FK cascade), their bounce records, queued jobs that
-// concern them (jobs.message_id), the stream's suppressions and webhooks, and last the stream row itself.
-// Daily statistics stay: the specification keeps them permanently (general rule 4). Work is done in bounded
-// batches, each in its own short transaction, so a stream with millions of messages never holds a long lock;
-// the stream row goes last, so a crash (or the batch budget running out) leaves a stream that the next run
-// simply continues.
+// The end of an archived stream (docs/reference/streams.md, "States and transitions": archived -> purged 45
+// days after archiving). A periodic task deletes each due stream with everything that belongs to it: its
+// messages (their recipients, attachments, events, opens and clicks go by FK cascade), their bounce records,
+// queued jobs that concern them (jobs.message_id), the stream's suppressions and webhooks, and last the stream
+// row itself. Daily statistics stay: the API keeps them permanently (docs/reference/api-conventions.md,
+// "General rules" 4). Work is done in bounded batches, each in its own short transaction, so a stream with
+// millions of messages never holds a long lock; the stream row goes last, so a crash (or the batch budget
+// running out) leaves a stream that the next run simply continues.
 import type { AppContext } from '../../context.js';
 import { cancelJobsOfMessages } from '../../infra/jobs/cancel.js';
 
