@@ -28,7 +28,7 @@ export function registerAssets(app: App): void {
     const body = readFileSync(locate(name));
     loaded.set(name.toLowerCase(), { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"` });
   }
-  app.get<{ Params: { name: string } }>('/console/assets/:name', async (req, reply) => {
+  app.get<{ Params: { name: string } }>('/console/assets/:name', { schema: { hide: true } }, async (req, reply) => {
     const f = loaded.get(req.params.name.toLowerCase());
     if (!f) return reply.status(404).type('text/plain').send('Not found');
     reply.header('etag', f.etag).header('cache-control', 'public, max-age=300');

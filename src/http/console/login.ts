@@ -9,6 +9,9 @@ import { cookieValue, sessionCookie, sessionOf } from './guard.js';
 import { html } from './html.js';
 import { barePage } from './layout.js';
 
+// Pages, not API: kept out of the OpenAPI document.
+const HIDDEN = { schema: { hide: true } };
+
 /** Only paths of this console: an open redirect would let a link sign someone in and send them elsewhere. */
 function safeNext(next: unknown): string {
   return typeof next === 'string' && /^\/console(?:[/?]|$)/.test(next) && !next.includes('//') && !next.includes('\\') ? next : '/console';
@@ -29,13 +32,13 @@ function form(next: string, email: string, error?: string): string {
 }
 
 export function registerLogin(app: App, ctx: AppContext): void {
-  app.get('/login', async (req: FastifyRequest, reply: FastifyReply) => {
+  app.get('/login', HIDDEN, async (req: FastifyRequest, reply: FastifyReply) => {
     const next = safeNext((req.query as Record<string, unknown>).next);
     if (await sessionOf(ctx, req)) return reply.redirect(next, 303);
     return reply.type('text/html; charset=utf-8').send(form(next, ''));
   });
 
-  app.post('/login', async (req: FastifyRequest, reply: FastifyReply) => {
+  app.post('/login', HIDDEN, async (req: FastifyRequest, reply: FastifyReply) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const email = typeof body.email === 'string' ? body.email.slice(0, 320) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, 1000) : '';
@@ -48,7 +51,7 @@ export function registerLogin(app: App, ctx: AppContext): void {
   });
 
   // Sign-out is a change, so it carries the CSRF token too (a foreign page must not sign people out).
-  app.post('/logout', async (req: FastifyRequest, reply: FastifyReply) => {
+  app.post('/logout', HIDDEN, async (req: FastifyRequest, reply: FastifyReply) => {
     const session = await sessionOf(ctx, req);
     const token = ((req.body ?? {}) as Record<string, unknown>)._csrf;
     if (session && token !== session.csrfToken) return reply.status(403).type('text/html; charset=utf-8').send(barePage('Not allowed', html`<p class="error">CSRF token missing or wrong.</p>`));

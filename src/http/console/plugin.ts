@@ -65,7 +65,7 @@ export default async function consoleRoutes(app: App, ctx: AppContext): Promise<
         .send(barePage(status === 403 ? 'Not allowed' : status === 404 ? 'Not found' : 'Error', html`<p class="error" role="alert">${message}</p><p><a href="/console">Back to the console</a></p>`));
     });
 
-    s.get('/', async (_req, reply) => reply.redirect('/console', 303));
+    s.get('/', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/console', 303));
     registerAssets(s);
     registerLogin(s, ctx);
     const r = new ConsoleRouter(s, ctx);

@@ -80,7 +80,7 @@ export class ConsoleRouter {
 
   /** A page: the handler returns the HTML, or answers itself (redirect, JSON) and returns nothing. */
   page(path: string, handler: (c: PageCall) => Promise<string | void>): void {
-    this.app.get(path, async (req, reply) => {
+    this.app.get(path, { schema: { hide: true } }, async (req, reply) => {
       const c = await this.call(req, reply);
       if (!c) return reply;
       const out = await handler(c);
@@ -91,7 +91,7 @@ export class ConsoleRouter {
 
   /** An action (POST): CSRF and role checked first; the handler answers (usually redirectWith). */
   action(path: string, handler: (c: PageCall) => Promise<FastifyReply | string>, o: { adminOnly?: boolean; bodyLimit?: number } = {}): void {
-    this.app.post(path, { bodyLimit: o.bodyLimit }, async (req, reply) => {
+    this.app.post(path, { bodyLimit: o.bodyLimit, schema: { hide: true } }, async (req, reply) => {
       const c = await this.call(req, reply);
       if (!c) return reply;
       checkChange(c.session, req.body, o);
