@@ -11,6 +11,9 @@ import type { Database } from './infra/db/schema.js';
 import { JobRunner } from './infra/jobs/runner.js';
 import { Scheduler } from './infra/jobs/scheduler.js';
 import { createLogger, type Logger } from './infra/logger.js';
+import { SendBatcher } from './domain/accepting/send-batcher.js';
+import { deliveryOptions } from './domain/delivery/options.js';
+import { SmtpPool } from './domain/delivery/smtp-pool.js';
 
 export interface AppContext {
   config: Config;
@@ -25,6 +28,12 @@ export interface AppContext {
   /** Runs queued jobs when this process has the worker role; API processes only wake() it. */
   runner: JobRunner;
   scheduler: Scheduler;
+  /** The group commit of every send request (POST /email and the other send routes). */
+  sendBatcher: SendBatcher;
+  /** Pooled SMTP sessions, shared by the delivery worker and system mail. */
+  smtpPool: SmtpPool;
+  /** Ports the listeners bound (set when they start; useful when configured with port 0). */
+  ports: { inboundSmtp: number | null };
   close(): Promise<void>;
 }
 
@@ -44,7 +53,10 @@ export function createContext(config: Config, o: ContextOverrides = {}): AppCont
   if (config.dnsServers) dns.setServers(config.dnsServers.map((s) => (s.host.includes(':') ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`)));
   const runner = new JobRunner({ database, clock, logger });
   const scheduler = new Scheduler(database.db, clock, logger);
-  return {
+  // As many idle sessions per target as jobs may run at once: with fewer, a relay serving every job saw
+  // sessions closed on release and opened again (TCP, greeting, EHLO) a moment later.
+  const smtpPool = new SmtpPool(deliveryOptions(config), Math.max(32, config.deliveryConcurrency));
+  const ctx: Omit<AppContext, 'sendBatcher'> & { sendBatcher?: SendBatcher } = {
     config,
     database,
     db: database.db,
@@ -55,10 +67,17 @@ export function createContext(config: Config, o: ContextOverrides = {}): AppCont
     dns,
     runner,
     scheduler,
+    smtpPool,
+    ports: { inboundSmtp: null },
     async close() {
+      await ctx.sendBatcher?.drain();
       await scheduler.stop();
       await runner.stop();
+      smtpPool.close();
       await database.close();
     },
   };
+  // The batcher writes through the whole context (events, webhooks, statistics), so it comes last.
+  ctx.sendBatcher = new SendBatcher(ctx as AppContext);
+  return ctx as AppContext;
 }

@@ -3,6 +3,7 @@ import type { Config, Role } from './config.js';
 import { createContext } from './context.js';
 import { migrateToLatest } from './infra/db/migrate.js';
 import { buildApp } from './http/app.js';
+import { startSubmissionListener, type SubmissionListener } from './smtp-listeners/submission-listener.js';
 import { startWorker, type WorkerHandle } from './worker.js';
 import { countUsers } from './domain/console-users/users.js';
 
@@ -33,6 +34,9 @@ export async function serve(config: Config, role: Role): Promise<void> {
   const app = role === 'worker' ? null : await buildApp(ctx);
   let worker: WorkerHandle | null = null;
   if (role !== 'api') worker = await startWorker(ctx);
+  // SMTP submission belongs to the role that answers HTTP: it is the API in another protocol.
+  let submission: SubmissionListener | null = null;
+  if (app && (config.submission.port !== null || config.submission.tlsPort !== null)) submission = await startSubmissionListener(ctx);
   if (app) {
     // The bound address, not the configured one: with MAILROOM_PORT=0 the system picks the port.
     const url = await app.listen({ host: config.host, port: config.port });
@@ -49,6 +53,7 @@ export async function serve(config: Config, role: Role): Promise<void> {
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
     try {
+      if (submission) await submission.stop(); // stops accepting, waits for sessions to end
       if (app) await app.close(); // stops accepting, waits for requests in flight
       if (worker) await worker.stop(); // stops claiming, waits for jobs in flight
       await ctx.close();

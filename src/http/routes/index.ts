@@ -18,6 +18,8 @@ import templateRoutes from './templates/routes.js';
 import serversRoutes from './servers/routes.js';
 import statsRoutes from './stats/routes.js';
 import consoleRoutes from '../console/plugin.js';
+import dataRemovalRoutes from './data-removals/routes.js';
+import inboundRoutes from './inbound/routes.js';
 
 export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   await serverRoutes(app, ctx);
@@ -37,4 +39,6 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   await webhookRoutes(app, ctx);
   await emailRoutes(app, ctx);
   await consoleRoutes(app, ctx);
+  await dataRemovalRoutes(app, ctx);
+  await inboundRoutes(app, ctx);
 }

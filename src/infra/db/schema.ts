@@ -2,7 +2,9 @@
 import type { AccountsTable, ApiTokensTable } from './tables/accounts.js';
 import type { BouncesTable } from './tables/bounces.js';
 import type { ConsoleLoginFailuresTable, ConsoleSessionsTable, ConsoleUsersTable } from './tables/console.js';
-import type { InboundReportsTable } from './tables/bounces-extra.js';
+import type { DataRemovalsTable } from './tables/data-removals.js';
+import type { InboundReportsTable } from './tables/inbound-reports.js';
+import type { InboundAttemptsTable, InboundMessagesTable, InboundRulesTable } from './tables/inbound.js';
 import type { JobsTable } from './tables/jobs.js';
 import type { MessageStreamsTable } from './tables/message-streams.js';
 import type { MtaStsPoliciesTable } from './tables/mta-sts.js';
@@ -14,7 +16,6 @@ import type {
   MessagesTable,
 } from './tables/messages.js';
 import type { DkimKeysTable, DomainsTable, SenderSignaturesTable } from './tables/senders.js';
-import type { DkimKeysExtra, DomainsExtra, SenderSignaturesExtra } from './tables/senders-extra.js';
 import type { IdempotencyKeysTable } from './tables/sending.js';
 import type { ServersTable } from './tables/servers.js';
 import type { SuppressionsTable } from './tables/suppressions.js';
@@ -35,11 +36,14 @@ export interface Database {
   message_attachments: MessageAttachmentsTable;
   message_events: MessageEventsTable;
   suppressions: SuppressionsTable;
-  domains: DomainsTable & DomainsExtra;
-  dkim_keys: DkimKeysTable & DkimKeysExtra;
-  sender_signatures: SenderSignaturesTable & SenderSignaturesExtra;
+  domains: DomainsTable;
+  dkim_keys: DkimKeysTable;
+  sender_signatures: SenderSignaturesTable;
   bounces: BouncesTable;
   inbound_reports: InboundReportsTable;
+  inbound_messages: InboundMessagesTable;
+  inbound_rules: InboundRulesTable;
+  inbound_attempts: InboundAttemptsTable;
   webhooks: WebhooksTable;
   webhook_notifications: WebhookNotificationsTable;
   webhook_attempts: WebhookAttemptsTable;
@@ -51,4 +55,5 @@ export interface Database {
   console_users: ConsoleUsersTable;
   console_sessions: ConsoleSessionsTable;
   console_login_failures: ConsoleLoginFailuresTable;
+  data_removals: DataRemovalsTable;
 }
