@@ -5,6 +5,7 @@ import { createContext } from './context.js';
 import { migrateToLatest } from './infra/db/migrate.js';
 import { serve } from './serve.js';
 import { issueToken } from './domain/tokens/issue.js';
+import { describeStartError } from './start-errors.js';
 
 const HELP = `mailroom: a self-hosted transactional email service
 
@@ -70,10 +71,13 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err) => {
+    const known = describeStartError(err, process.env.MAILROOM_DATABASE_URL || './data/mailroom.db');
     if (err instanceof ConfigError) process.stderr.write(`mailroom: configuration error: ${err.message}\n`);
+    else if (known) process.stderr.write(`mailroom: ${known}\n`);
     else if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
       process.stderr.write(`mailroom: ${err.message}\n\n${HELP}`);
     else process.stderr.write(`mailroom: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 2;
+    // Exit now: a half-started service (a pool, a listener) must not keep the process alive.
+    process.exit(2);
   },
 );

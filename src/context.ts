@@ -11,6 +11,8 @@ import type { Database } from './infra/db/schema.js';
 import { JobRunner } from './infra/jobs/runner.js';
 import { Scheduler } from './infra/jobs/scheduler.js';
 import { createLogger, type Logger } from './infra/logger.js';
+import { createMetrics, type Metrics } from './infra/metrics.js';
+import { queueStats } from './infra/jobs/stats.js';
 
 export interface AppContext {
   config: Config;
@@ -25,6 +27,8 @@ export interface AppContext {
   /** Runs queued jobs when this process has the worker role; API processes only wake() it. */
   runner: JobRunner;
   scheduler: Scheduler;
+  /** Prometheus metrics of this process (GET /metrics). */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -33,12 +37,20 @@ export interface ContextOverrides {
   logger?: Logger;
   dbOptions?: DbOptions;
   secretKey?: string;
+  /** Also export Node's process metrics (CPU, memory, event loop); serve turns this on. */
+  processMetrics?: boolean;
 }
 
 export function createContext(config: Config, o: ContextOverrides = {}): AppContext {
   const logger = o.logger ?? createLogger(config.logLevel);
   const clock = o.clock ?? systemClock;
-  const database = openDatabase(config.databaseUrl, o.dbOptions);
+  let metrics: Metrics | null = null;
+  const database = openDatabase(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    onPoolWait: (ms) => metrics?.dbPoolWaitSeconds.observe(ms / 1000),
+    ...o.dbOptions,
+  });
+  metrics = createMetrics({ queues: () => queueStats(database, clock.now()), pool: database.poolStats }, o.processMetrics ?? false);
   const secrets = createSecrets(o.secretKey ?? resolveSecretKey(config));
   const dns = new Resolver({ timeout: 3000, tries: 2 });
   if (config.dnsServers) dns.setServers(config.dnsServers.map((s) => (s.host.includes(':') ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`)));
@@ -55,6 +67,7 @@ export function createContext(config: Config, o: ContextOverrides = {}): AppCont
     dns,
     runner,
     scheduler,
+    metrics,
     async close() {
       await scheduler.stop();
       await runner.stop();

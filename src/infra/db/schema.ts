@@ -17,6 +17,7 @@ import type { ServersTable } from './tables/servers.js';
 import type { SuppressionsTable } from './tables/suppressions.js';
 import type { StatsDailyTable, TemplatesTable } from './tables/templates-stats.js';
 import type { ClicksTable, OpensTable } from './tables/tracking.js';
+import type { WorkerHeartbeatsTable } from './tables/worker-heartbeats.js';
 import type { WebhookAttemptsTable, WebhookNotificationsTable, WebhooksTable } from './tables/webhooks.js';
 
 export interface Database {
@@ -43,4 +44,5 @@ export interface Database {
   clicks: ClicksTable;
   templates: TemplatesTable;
   stats_daily: StatsDailyTable;
+  worker_heartbeats: WorkerHeartbeatsTable;
 }

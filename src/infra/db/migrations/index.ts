@@ -13,6 +13,7 @@ import * as m0009 from './0009-templates-stats.js';
 import * as m0010 from './0010-tag-digest-indexes.js';
 import * as m0012 from './0012-drop-messages-retention-index.js';
 import * as m0011 from './0011-drop-plain-recipient-index.js';
+import * as m0017 from './0017-worker-heartbeats.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0010-tag-digest-indexes': m0010,
   '0011-drop-plain-recipient-index': m0011,
   '0012-drop-messages-retention-index': m0012,
+  '0017-worker-heartbeats': m0017,
 };
