@@ -6,6 +6,7 @@ import { migrateToLatest } from './infra/db/migrate.js';
 import { serve } from './serve.js';
 import { issueToken } from './domain/tokens/issue.js';
 import { describeStartError } from './start-errors.js';
+import { OPERATOR_COMMANDS, OperatorUsage } from './cli-operator.js';
 
 const HELP = `mailroom: a self-hosted transactional email service
 
@@ -14,6 +15,11 @@ Usage:
   mailroom migrate                         bring the database schema up to date
   mailroom token server [--server ID]      issue a new server token (default: the first server)
   mailroom token account                   issue a new account token
+  mailroom status [--json]                 queue depths, oldest job, workers, failing destinations
+  mailroom sender add EMAIL --name NAME [--confirmed]
+                                           add a sender signature; --confirmed skips the mailed link
+  mailroom domain add NAME                 add a sending domain and print its DNS records
+  mailroom backup FILE                     consistent copy of the SQLite database while it runs
   mailroom --help                          this text
 
 Configuration comes from MAILROOM_* environment variables; see README.md.
@@ -23,7 +29,14 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { role: { type: 'string' }, server: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      role: { type: 'string' },
+      server: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      name: { type: 'string' },
+      confirmed: { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
   });
   const [command, sub] = positionals;
   if (values.help || !command || command === 'help') {
@@ -56,6 +69,19 @@ async function main(argv: string[]): Promise<number> {
       if (serverId !== undefined && !Number.isInteger(serverId)) throw new UsageError('--server takes a server ID');
       const token = await issueToken(ctx, sub, serverId);
       process.stdout.write(`${token}\n`);
+    } finally {
+      await ctx.close();
+    }
+    return 0;
+  }
+  if (command in OPERATOR_COMMANDS) {
+    const ctx = createContext(config);
+    try {
+      await migrateToLatest(ctx.database);
+      process.stdout.write(await OPERATOR_COMMANDS[command](ctx, positionals.slice(1), values));
+    } catch (err) {
+      if (err instanceof OperatorUsage) throw new UsageError(err.message);
+      throw err;
     } finally {
       await ctx.close();
     }
