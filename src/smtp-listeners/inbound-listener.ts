@@ -85,7 +85,10 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
         const raw = Buffer.concat(chunks);
         takeInReport(ctx, raw, list).then(
           (outcomes) => {
-            for (const o of outcomes) log.info({ ...o, bytes: raw.length }, 'inbound report');
+            for (const o of outcomes) {
+              log.info({ event: 'inbound', ...o, bytes: raw.length }, 'inbound report');
+              ctx.metrics.inboundMessages.inc({ kind: o.outcome });
+            }
             cb(null, '2.6.0 Report received');
           },
           (err) => {

@@ -113,6 +113,7 @@ export class GroupCommitter {
 
   private transact(units: SendUnit[]): Promise<UnitResult[]> {
     const messages = units.reduce((n, u) => n + u.slots.length, 0);
+    this.ctx.metrics.groupCommitSize.observe({ committer: 'accept' }, messages);
     return this.durability.transact((trx) => commitUnits(trx, this.ctx, units, this.ctx.clock.now()), messages);
   }
 

@@ -9,7 +9,7 @@ const committers = new WeakMap<AppContext, GroupCommitter<Outcome>>();
 export function outcomeCommitterFor(ctx: AppContext): GroupCommitter<Outcome> {
   let c = committers.get(ctx);
   if (!c) {
-    c = new GroupCommitter<Outcome>({ db: ctx.db, apply: (trx, outcomes) => applyOutcomes(trx, ctx, outcomes), logger: ctx.logger, name: 'delivery outcomes' });
+    c = new GroupCommitter<Outcome>({ db: ctx.db, apply: (trx, outcomes) => applyOutcomes(trx, ctx, outcomes), logger: ctx.logger, name: 'delivery outcomes', observe: (n) => ctx.metrics.groupCommitSize.observe({ committer: 'delivery' }, n) });
     committers.set(ctx, c);
   }
   return c;

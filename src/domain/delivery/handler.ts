@@ -14,6 +14,7 @@ import { applyTracking } from '../tracking/rewrite.js';
 import { composeMime, dkimSign, type ComposeInput } from './compose.js';
 import type { DeliverPayload } from './jobs.js';
 import { loadForDelivery } from './load.js';
+import { logAttempts } from './attempt-log.js';
 import { finishIfSettled, recordOutcome } from './outcome.js';
 import type { SmtpPool } from './smtp-pool.js';
 import { deliverToDomain, type Envelope, type SendResult } from './transport.js';
@@ -65,6 +66,7 @@ export async function runDeliveryJob(ctx: AppContext, pool: SmtpPool, job: Job, 
   const trackedLinks: number[] = [];
   let first: { input: ComposeInput; signed: Buffer; unsigned: Buffer } | null = null;
   let results: SendResult[];
+  const t0 = performance.now();
   try {
     const build = (copy: ComposeInput) => {
       const unsigned = composeMime(copy);
@@ -109,6 +111,7 @@ export async function runDeliveryJob(ctx: AppContext, pool: SmtpPool, job: Job, 
     results = pending.map(() => ({ ok: false, reply, server: 'localhost', ip: '', network: true }));
   }
   release();
+  logAttempts(ctx, job, msg.id, p.domain, pending.map((r) => r.id), results, performance.now() - t0);
   const mime = msg.mime === null && first ? storedCopy(first, key) : null;
   await recordOutcome(ctx, { job, msg, recipients: pending, results, mime, trackedLinks });
 }

@@ -21,6 +21,8 @@ export interface GroupCommitOptions<T> {
   logger?: Logger;
   /** Names the committer in the log line written when a group falls back to one-by-one commits. */
   name?: string;
+  /** Called with the size of each group before it is written (the group-commit-size metric). */
+  observe?: (size: number) => void;
 }
 
 export class GroupCommitter<T> {
@@ -50,6 +52,7 @@ export class GroupCommitter<T> {
 
   private async commit(group: Pending<T>[]): Promise<void> {
     const { db, apply } = this.o;
+    this.o.observe?.(group.length);
     try {
       await db.transaction().execute((trx) => apply(trx, group.map((p) => p.item)));
       for (const p of group) p.resolve();
