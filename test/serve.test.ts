@@ -62,7 +62,6 @@ describe('mailroom serve (a real process)', () => {
   it('SIGTERM under load: in-flight requests finish, every accepted message is stored and delivered, exit 0', async () => {
     const accepted: string[] = [];
     const statuses = new Map<number, number>();
-    let refused = 0;
     let stop = false;
     const body = JSON.stringify({ From: 'ops@example.test', To: 'someone@example.net', Subject: 'drain', TextBody: 'hello' });
     const loop = async () => {
@@ -77,7 +76,7 @@ describe('mailroom serve (a real process)', () => {
           const j = (await r.json()) as { MessageID?: string };
           if (r.status === 200 && j.MessageID) accepted.push(j.MessageID);
         } catch {
-          refused++; // the listener is closed: the client knows nothing was accepted
+          // The listener is closed: the client knows nothing was accepted.
           if (first.child.exitCode !== null) return;
         }
       }
