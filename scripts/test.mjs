@@ -1,19 +1,51 @@
 #!/usr/bin/env node
-// Runs the whole test suite on SQLite, then on PostgreSQL, and ends with one summary line.
-//   npm test                         both databases, every file under test/
-//   npm test -- test/http            only files under that path (file or folder), both databases
-//   MAILROOM_TEST_DB=sqlite npm test only one database
+// Runs the test suite in three tiers and ends with one summary line.
+//
+// A file's tier is named on its first line; a file without the marker is an integration test:
+//   // tier: unit   database-free (no service, no test database): runs once
+//   (no marker)     integration: runs on SQLite, then on PostgreSQL
+//   // tier: slow   multi-second load and robustness walks: its own tier, on both databases, last
+// A unit file that reaches the test database (test/helpers/database.ts, directly or through another test
+// helper) is refused: it would quietly be tested on one database only.
+//
+//   npm test                                   every tier: unit, then integration, then slow
+//   npm test -- --tier unit                    one tier (--tier integration,slow: several)
+//   npm test -- test/http                      only files under that path (file or folder), every tier
+//   MAILROOM_TEST_DB=sqlite npm test           only one database (for the integration and slow tiers)
+//   MAILROOM_TEST_CONCURRENCY=2 npm test       files run at once (default 4)
 // PostgreSQL: MAILROOM_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/test). When it cannot be
-// reached the PostgreSQL half is skipped with a loud message, never silently; under CI=true that fails.
+// reached the PostgreSQL runs are skipped with a loud message, never silently, and their files are counted
+// as skipped; under CI=true that fails.
+// The closing line counts tests; "skipped" also counts skipped suites (a `describe` with `skip`, whose tests
+// never run) and files not run because their database was unreachable.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import pg from 'pg';
 
+const TIERS = ['unit', 'integration', 'slow'];
 const root = new URL('..', import.meta.url).pathname;
-const args = process.argv.slice(2);
-const targets = args.length ? args : ['test'];
+
+function parseArgs(argv) {
+  const paths = [];
+  let tiers = TIERS;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = a === '--tier' ? argv[++i] : a.startsWith('--tier=') ? a.slice('--tier='.length) : undefined;
+    if (value === undefined) {
+      paths.push(a);
+      continue;
+    }
+    tiers = value.split(',').filter(Boolean);
+    const unknown = tiers.filter((t) => !TIERS.includes(t));
+    if (unknown.length || tiers.length === 0) {
+      console.error(`unknown tier "${unknown.join(',') || value}": use ${TIERS.join(', ')} (comma-separated for several)`);
+      process.exit(2);
+    }
+  }
+  return { paths: paths.length ? paths : ['test'], tiers: TIERS.filter((t) => tiers.includes(t)) };
+}
 
 function collect(p, out) {
   const st = statSync(p);
@@ -21,39 +53,78 @@ function collect(p, out) {
   else if (/\.test\.ts$/.test(p)) out.push(p);
   return out;
 }
-const files = targets.flatMap((t) => collect(join(root, t), []));
-if (files.length === 0) {
-  console.error('no test files found');
-  process.exit(1);
+
+/** The tier named on the file's first line; integration when there is none. */
+function tierOf(file) {
+  const first = readFileSync(file, 'utf8').split('\n', 1)[0];
+  const m = /^\/\/\s*tier:\s*(\w+)/.exec(first);
+  if (!m) return 'integration';
+  if (!TIERS.includes(m[1])) throw new Error(`${relative(root, file)}: unknown tier "${m[1]}" (use ${TIERS.join(', ')})`);
+  return m[1];
+}
+
+/** Relative imports that are not type-only, resolved to files. */
+function localImports(file) {
+  const text = readFileSync(file, 'utf8');
+  const out = [];
+  for (const m of text.matchAll(/^\s*(?:import|export)\s+(?!type\s)[^'"]*?from\s+'(\.[^']+)'/gm)) {
+    const target = resolve(dirname(file), m[1].replace(/\.js$/, '.ts'));
+    out.push(target);
+  }
+  return out;
+}
+
+const DATABASE_HELPER = join(root, 'test/helpers/database.ts');
+/** Whether a test file reaches the test database through the test helpers it imports. */
+function usesDatabase(file, seen = new Set()) {
+  for (const dep of localImports(file)) {
+    if (dep === DATABASE_HELPER) return true;
+    if (seen.has(dep) || !dep.startsWith(join(root, 'test')) || !existsSync(dep)) continue;
+    seen.add(dep);
+    if (usesDatabase(dep, seen)) return true;
+  }
+  return false;
 }
 
 const pgUrl = process.env.MAILROOM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+let pgState;
 async function pgReachable() {
+  if (pgState !== undefined) return pgState;
   const c = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 3000 });
   try {
     await c.connect();
     await c.query('select 1');
     await c.end();
-    return true;
+    pgState = true;
   } catch (err) {
     console.error(`PostgreSQL at ${pgUrl} is not reachable: ${err.message}`);
-    return false;
+    pgState = false;
   }
+  return pgState;
 }
 
-const wanted = process.env.MAILROOM_TEST_DB ? [process.env.MAILROOM_TEST_DB] : ['sqlite', 'postgres'];
-const totals = { pass: 0, fail: 0, skipped: 0 };
-let exitCode = 0;
-for (const dialect of wanted) {
-  if (dialect === 'postgres' && !(await pgReachable())) {
-    console.error('\n############################################################');
-    console.error('##  SKIPPING the PostgreSQL half of the test suite.        ##');
-    console.error('############################################################\n');
-    if (process.env.CI) exitCode = 1;
-    continue;
+/** Counts from the TAP file of one run. Node counts skipped tests but not skipped suites: those are read
+ * from the `# SKIP` lines whose YAML block says `type: 'suite'`. */
+function readTap(text) {
+  const num = (k) => Number((new RegExp(`^# ${k} (\\d+)$`, 'm').exec(text) ?? [])[1] ?? 0);
+  const lines = text.split('\n');
+  let skippedSuites = 0;
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^\s*ok \d+ - .*# SKIP/.test(lines[i])) continue;
+    for (let j = i + 1; j < lines.length && !/^\s*\.\.\.$/.test(lines[j]); j++) {
+      if (/^\s*type: 'suite'$/.test(lines[j])) skippedSuites++;
+    }
   }
-  console.log(`\n=== test suite on ${dialect} (${files.length} files) ===\n`);
-  const tap = join(tmpdir(), `mailroom-tap-${process.pid}-${dialect}.txt`);
+  return {
+    pass: num('pass'),
+    fail: num('fail') + num('cancelled'),
+    skippedTests: num('skipped') + num('todo'),
+    skippedSuites,
+  };
+}
+
+function runFiles(files, dialect) {
+  const tap = join(tmpdir(), `mailroom-tap-${process.pid}-${Date.now()}.txt`);
   const r = spawnSync(
     process.execPath,
     [
@@ -71,17 +142,61 @@ for (const dialect of wanted) {
     text = readFileSync(tap, 'utf8');
     rmSync(tap);
   } catch {
-    /* runner died before writing */
+    /* the runner died before writing */
   }
-  const num = (k) => Number((new RegExp(`^# ${k} (\\d+)$`, 'm').exec(text) ?? [])[1] ?? 0);
-  totals.pass += num('pass');
-  totals.fail += num('fail') + num('cancelled');
-  totals.skipped += num('skipped') + num('todo');
-  if (r.status !== 0) exitCode = 1;
-  if (!text) {
-    totals.fail += 1;
-    exitCode = 1;
+  return { ok: r.status === 0 && text !== '', counts: readTap(text), wrote: text !== '' };
+}
+
+const { paths, tiers } = parseArgs(process.argv.slice(2));
+const files = paths.flatMap((t) => collect(resolve(root, t), []));
+if (files.length === 0) {
+  console.error('no test files found');
+  process.exit(1);
+}
+const byTier = new Map(TIERS.map((t) => [t, []]));
+for (const f of files) byTier.get(tierOf(f)).push(f);
+const misfiled = byTier.get('unit').filter((f) => usesDatabase(f));
+if (misfiled.length) {
+  for (const f of misfiled) console.error(`${relative(root, f)} is marked "tier: unit" but uses the test database (test/helpers/database.ts): remove the marker`);
+  process.exit(1);
+}
+
+const databases = process.env.MAILROOM_TEST_DB ? [process.env.MAILROOM_TEST_DB] : ['sqlite', 'postgres'];
+const totals = { pass: 0, fail: 0, skippedTests: 0, skippedSuites: 0, skippedFiles: 0 };
+const timings = [];
+let exitCode = 0;
+for (const tier of tiers) {
+  const tierFiles = byTier.get(tier);
+  if (tierFiles.length === 0) continue;
+  // A unit file touches no database, so once is enough (MAILROOM_TEST_DB=sqlite, harmless, is what it sees).
+  for (const dialect of tier === 'unit' ? ['sqlite'] : databases) {
+    const label = tier === 'unit' ? 'unit tier (no database)' : `${tier} tier on ${dialect}`;
+    if (dialect === 'postgres' && !(await pgReachable())) {
+      console.error('\n############################################################');
+      console.error(`##  SKIPPING the ${label} (${tierFiles.length} files).`);
+      console.error('############################################################\n');
+      totals.skippedFiles += tierFiles.length;
+      if (process.env.CI) exitCode = 1;
+      continue;
+    }
+    console.log(`\n=== ${label}: ${tierFiles.length} files ===\n`);
+    const started = Date.now();
+    const r = runFiles(tierFiles, dialect);
+    timings.push(`${label}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    totals.pass += r.counts.pass;
+    totals.fail += r.counts.fail + (r.wrote ? 0 : 1);
+    totals.skippedTests += r.counts.skippedTests;
+    totals.skippedSuites += r.counts.skippedSuites;
+    if (!r.ok) exitCode = 1;
   }
 }
-console.log(`\n${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`);
+
+const skipped = totals.skippedTests + totals.skippedSuites + totals.skippedFiles;
+const parts = [
+  totals.skippedTests && `${totals.skippedTests} tests`,
+  totals.skippedSuites && `${totals.skippedSuites} suites`,
+  totals.skippedFiles && `${totals.skippedFiles} files`,
+].filter(Boolean);
+console.log(`\n${timings.join('\n')}`);
+console.log(`\n${totals.pass} passed, ${totals.fail} failed, ${skipped} skipped${parts.length ? ` (${parts.join(', ')})` : ''}`);
 process.exit(exitCode);

@@ -55,7 +55,7 @@ export function createContext(config: Config, o: ContextOverrides = {}): AppCont
   const dns = new Resolver({ timeout: 3000, tries: 2 });
   if (config.dnsServers) dns.setServers(config.dnsServers.map((s) => (s.host.includes(':') ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`)));
   const runner = new JobRunner({ database, clock, logger });
-  const scheduler = new Scheduler(clock, logger);
+  const scheduler = new Scheduler(database.db, clock, logger);
   return {
     config,
     database,

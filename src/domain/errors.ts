@@ -1,5 +1,5 @@
-// The one error model. Domain code throws ApiError with a published ErrorCode (reference.md, "ErrorCode
-// catalogue"); http/error-handler.ts is the only place that turns a code into an HTTP status.
+// The one error model. Domain code throws ApiError with a published ErrorCode (docs/reference/error-codes.md,
+// "ErrorCode catalogue"); src/http/errors.ts is the only place that turns a code into an HTTP status.
 
 export const ErrorCode = {
   Ok: 0,
@@ -107,7 +107,7 @@ export class ApiError extends Error {
   }
 }
 
-/** The HTTP status of an ErrorCode (reference.md, "Requests and responses"). */
+/** The HTTP status of an ErrorCode (docs/reference/error-codes.md, "The error body and HTTP statuses"). */
 export function httpStatusFor(errorCode: number): number {
   switch (errorCode) {
     case ErrorCode.BadToken:

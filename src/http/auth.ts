@@ -1,4 +1,4 @@
-// Token authentication (specification, "Authentication"). Server and account tokens are not
+// Token authentication (docs/reference/api-conventions.md, "Authentication"). Server and account tokens are not
 // interchangeable; header names and values are case-insensitive; the hosted service's header names are
 // accepted as aliases so its SDKs work unchanged.
 import type { FastifyRequest } from 'fastify';

@@ -1,6 +1,6 @@
 // Rendering and parsing of timestamps. Stored values are epoch milliseconds (UTC); the API renders ISO 8601
 // with an explicit offset. Date filters and statistics use Moscow time (GMT+3, no DST since 2014) as the
-// specification requires (general rules 4 and 5).
+// API requires (docs/reference/api-conventions.md, "General rules" 4 and 5).
 
 export const MOSCOW_OFFSET_MS = 3 * 60 * 60 * 1000;
 export const DAY_MS = 24 * 60 * 60 * 1000;

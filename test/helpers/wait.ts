@@ -13,3 +13,16 @@ export async function waitFor<T>(check: () => T | Promise<T>, { timeoutMs = 10_0
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/** Resolves as `promise` does, or fails once `timeoutMs` passes: a bound on work that must end, not a sleep. */
+export async function withDeadline<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

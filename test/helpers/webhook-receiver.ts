@@ -1,5 +1,6 @@
 // A real HTTP server on loopback standing in for a webhook target: it records every request (headers and
-// exact body) and answers with a status and a delay the test programs.
+// exact body) and answers with a status and a delay the test programs, or holds its answers until the test
+// releases them (so a test about ordering depends on no wall-clock duration).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -24,6 +25,12 @@ export interface WebhookReceiver {
   respond(status: number | ((r: ReceivedRequest, n: number) => number)): void;
   /** Delay before answering, in milliseconds. */
   delay(ms: number): void;
+  /** Holds every answer (current and later) until release(): a target that has not answered yet. */
+  hold(): void;
+  /** Answers the held requests and stops holding. */
+  release(): void;
+  /** Requests answered so far (a request cut off by the client before its answer is not counted). */
+  answered(): number;
   /** Stops listening: the target is down (connection refused) until up(). */
   down(): Promise<void>;
   up(): Promise<void>;
@@ -36,6 +43,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   let delayMs = 0;
   let current = 0;
   let peak = 0;
+  let holding = false;
+  let held: (() => void)[] = [];
+  let answeredCount = 0;
   const handler: http.RequestListener = (req, res) => {
     current++;
     peak = Math.max(peak, current);
@@ -54,10 +64,13 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       requests.push(r);
       const code = typeof status === 'function' ? status(r, requests.length) : status;
       const answer = () => {
+        if (res.destroyed) return;
+        answeredCount++;
         res.writeHead(code, { 'content-type': 'text/plain' });
         res.end(code >= 200 && code < 300 ? 'ok' : `status ${code}`);
       };
-      if (delayMs > 0) setTimeout(answer, delayMs);
+      if (holding) held.push(answer);
+      else if (delayMs > 0) setTimeout(answer, delayMs);
       else answer();
     });
   };
@@ -82,6 +95,16 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     delay(ms) {
       delayMs = ms;
     },
+    hold() {
+      holding = true;
+    },
+    release() {
+      holding = false;
+      const waiting = held;
+      held = [];
+      for (const answer of waiting) answer();
+    },
+    answered: () => answeredCount,
     down: stop,
     async up() {
       server = http.createServer(handler);

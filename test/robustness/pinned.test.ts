@@ -1,3 +1,4 @@
+// tier: slow
 // Inputs the robustness walk once turned into 500s (or into answers without {ErrorCode, Message}), pinned
 // with the exact answer each must now get.
 import assert from 'node:assert/strict';

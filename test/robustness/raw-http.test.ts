@@ -1,3 +1,4 @@
+// tier: slow
 // Requests no HTTP client library would send, written byte by byte to a socket: broken request lines, bare
 // CR and NUL in headers, obsolete line folding, oversize headers, conflicting or bogus Content-Length and
 // Transfer-Encoding, raw non-ASCII bytes in the path and in tokens. Every answer must be < 500 and, when it is

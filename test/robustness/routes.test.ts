@@ -1,3 +1,4 @@
+// tier: slow
 // No input of any shape is a 500, on any route. The routes come from GET /openapi.json (new routes are
 // walked automatically) plus the hidden public ones; each gets a seeded set of hostile path parameters,
 // query strings, tokens, headers and bodies (see walk.ts and hostile.ts).

@@ -1,5 +1,6 @@
-// Attachments (specification, "Outgoing message" and "Limits"): base64 content that must decode, a name whose
-// extensions are not on the forbidden list, a MIME type and an optional Content-ID for inline `cid:` parts.
+// Attachments (docs/reference/sending.md, "Attachments"; docs/reference/api-conventions.md, "Limits"): base64
+// content that must decode, a name whose extensions are not on the forbidden list, a MIME type and an optional
+// Content-ID for inline `cid:` parts.
 import { ApiError, ErrorCode } from '../errors.js';
 import { FORBIDDEN_EXTENSIONS, MAX_ATTACHMENT_NAME, MAX_ATTACHMENTS, MAX_CONTENT_ID, MAX_CONTENT_TYPE } from './limits.js';
 import type { PreparedAttachment } from './types.js';

@@ -1,8 +1,8 @@
-// The checks of a message that need the database (specification, "Sending" and "Errors"): the From address
-// needs a confirmed sender signature or a DKIM-verified domain of the account (400/401), the stream must exist
-// on the server and accept sending (1235/1236), and no recipient may be inactive in that stream (406).
-// Everything is loaded with a few set queries for a whole group of messages, inside the transaction that
-// stores them, so a suppression committed a moment earlier is seen.
+// The checks of a message that need the database (docs/reference/sending.md and docs/reference/error-codes.md):
+// the From address needs a confirmed sender signature or a DKIM-verified domain of the account (400/401), the
+// stream must exist on the server and accept sending (1235/1236), and no recipient may be inactive in that
+// stream (406). Everything is loaded with a few set queries for a whole group of messages, inside the
+// transaction that stores them, so a suppression committed a moment earlier is seen.
 import type { Kysely } from 'kysely';
 import { placeholders, selectRaw } from '../../infra/db/raw-query.js';
 import type { Database } from '../../infra/db/schema.js';
@@ -104,7 +104,7 @@ export function checkMessage(data: CheckData, sender: Sender, m: PreparedMessage
   }
   const inactive = uniq(m.recipients.filter((r) => data.suppressed.has(`${sender.serverId}|${m.streamId}|${r.key}`)).map((r) => r.given));
   if (inactive.length > 0) {
-    // reference.md: the form the SDKs parse.
+    // docs/reference/error-codes.md, "The inactive-recipient message": the form the SDKs parse.
     return new ApiError(
       ErrorCode.InactiveRecipient,
       `You tried to send to recipient(s) that have been marked as inactive. Found inactive addresses: ${inactive.join(', ')}. Inactive recipients are ones that have generated a hard bounce, a spam complaint, or a manual suppression.`,

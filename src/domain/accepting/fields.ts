@@ -1,5 +1,5 @@
 // Small field readers shared by the validation of a message: type checks with clear messages, null meaning
-// "not given" (reference.md, "Requests and responses").
+// "not given" (docs/reference/api-conventions.md, "Requests and responses").
 import { ApiError, ErrorCode } from '../errors.js';
 import { AddressError, parseAddressList, type Mailbox } from '../../infra/mime/address.js';
 
@@ -20,7 +20,7 @@ export function optBoolean(o: Record<string, unknown>, key: string): boolean | n
   return v;
 }
 
-/** Length in UTF-16 code units, as the specification counts ("Length limits count UTF-16 code units"). */
+/** Length in UTF-16 code units, as the API counts (docs/reference/api-conventions.md, "Limits"). */
 export function checkLength(key: string, value: string, max: number): void {
   if (value.length > max) throw bad(`The field '${key}' is longer than ${max} characters (${value.length}).`);
 }

@@ -3,14 +3,14 @@
 // involved: while a transaction is being written, new requests queue up, and the next transaction takes all
 // of them (up to MAX_GROUP_MESSAGES). An idle service commits a lone request at once.
 //
-// A group's requests are answered once its commit is on disk (durable-commit.ts); meanwhile the process
-// keeps taking in requests for the next group, so the disk's latency does not stall it.
+// A group's requests are answered once its commit is on disk (src/infra/db/sqlite-durability.ts); meanwhile
+// the process keeps taking in requests for the next group, so the disk's latency does not stall it.
 //
 // Isolation of failures: if a group's transaction fails, nothing of it was stored; each request is then
 // committed alone, so one bad request cannot fail or mis-answer the others.
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../infra/db/util.js';
-import { createDurability, type Durability } from './durable-commit.js';
+import { createDurability, type Durability } from '../../infra/db/sqlite-durability.js';
 import { commitUnits, replayed, type SendUnit, type UnitResult } from './commit-units.js';
 import { findStoredAnswer } from './idempotency.js';
 
@@ -34,7 +34,7 @@ export class GroupCommitter {
   private readonly durability: Durability;
 
   constructor(private readonly ctx: AppContext) {
-    this.durability = createDurability(ctx);
+    this.durability = createDurability(ctx.database, ctx.config.databaseUrl);
   }
 
   submit(unit: SendUnit): Promise<UnitResult> {

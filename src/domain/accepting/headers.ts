@@ -1,6 +1,6 @@
-// Custom headers (specification, "Outgoing message": Headers). mailroom writes the headers that define the
-// message itself, so a custom header may not replace them: it is refused with ErrorCode 300 naming the
-// field to use instead. Refused (not silently ignored) so that the application learns at once that its
+// Custom headers (docs/reference/sending.md, "Outgoing message": Headers). mailroom writes the headers that
+// define the message itself, so a custom header may not replace them: it is refused with ErrorCode 300 naming
+// the field to use instead. Refused (not silently ignored) so that the application learns at once that its
 // header would not have gone out as written.
 import { ApiError, ErrorCode } from '../errors.js';
 import { MAX_HEADER_NAME, MAX_HEADER_VALUE, MAX_HEADERS } from './limits.js';

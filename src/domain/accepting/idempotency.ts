@@ -1,4 +1,4 @@
-// Idempotency-Key (beyond the specification; the convention of the IETF draft "The Idempotency-Key HTTP
+// Idempotency-Key (beyond the API; the convention of the IETF draft "The Idempotency-Key HTTP
 // Header Field"): a client that retries a send after a timeout passes the same key, and within 24 hours gets
 // the first answer back instead of a second copy of its mail. The key row is written in the transaction that
 // stores the messages, so the answer exists exactly when the messages do.

@@ -1,12 +1,13 @@
-// The limits of the specification ("Limits") and the ones mailroom adds where it is silent. Lengths of text
-// fields count UTF-16 code units (JavaScript's String.length), as the specification requires; sizes are bytes.
+// The limits of the API (docs/reference/api-conventions.md, "Limits") and the ones mailroom adds where it is
+// silent. Lengths of text fields count UTF-16 code units (JavaScript's String.length), as the API requires
+// (docs/reference/api-conventions.md, "Limits"); sizes are bytes.
 export const MB = 1024 * 1024;
 
 export const MAX_RECIPIENTS = 50;
 export const MAX_FROM = 255;
 export const MAX_SUBJECT = 2000;
 export const MAX_TAG = 1000;
-/** ReplyTo may list several addresses; not limited by the specification. */
+/** ReplyTo may list several addresses; not limited by the API. */
 export const MAX_REPLY_TO = 1000;
 /** HtmlBody and TextBody, each, in UTF-8 bytes. */
 export const MAX_BODY_BYTES = 5 * MB;

@@ -35,7 +35,7 @@ export async function storeMessages(trx: Kysely<Database>, ctx: AppContext, acce
   const jobs: NewJob[] = [];
   for (const { id, serverId, message: m, settings } of accepted) {
     // A Sandbox server records the message as if it had gone out and never delivers it: status Sent,
-    // recipients settled at once, no delivery job (reference.md, "Servers").
+    // recipients settled at once, no delivery job (docs/reference/servers.md).
     const sandbox = settings.sandbox;
     const status = sandbox ? 'Sent' : 'Queued';
     const trackOpens = m.trackOpens ?? settings.trackOpens;

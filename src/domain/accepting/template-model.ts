@@ -1,6 +1,6 @@
-// TemplateModel on a single send (specification, "Outgoing message"): the model is substituted into Subject,
-// HtmlBody and TextBody with the template syntax of reference.md ("Templates"). A part that does not render
-// refuses the message with ErrorCode 1122 naming the part and the reason.
+// TemplateModel on a single send (docs/reference/sending.md, "Outgoing message"): the model is substituted into
+// Subject, HtmlBody and TextBody with the template language of docs/reference/templates.md. A part that does
+// not render refuses the message with ErrorCode 1122 naming the part and the reason.
 import { ApiError, ErrorCode } from '../errors.js';
 import { renderTemplate } from '../templates/render.js';
 import { bad } from './fields.js';

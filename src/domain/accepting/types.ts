@@ -1,5 +1,5 @@
 // The shapes of the sending area: a message as the application sent it, the validated form that is
-// stored, and the per-message result of the send operations (specification, "Send result").
+// stored, and the per-message result of the send operations (docs/reference/sending.md, "Send result").
 
 export type TrackLinks = 'None' | 'HtmlAndText' | 'HtmlOnly' | 'TextOnly';
 

@@ -1,6 +1,6 @@
-// Everything about one outgoing message that can be checked without the database (specification,
-// "Outgoing message" and "Limits"). Throws ApiError with ErrorCode 300 (411 for a forbidden attachment);
-// the size rule answers HTTP 413 on a single send.
+// Everything about one outgoing message that can be checked without the database (docs/reference/sending.md,
+// "Outgoing message"; docs/reference/api-conventions.md, "Limits"). Throws ApiError with ErrorCode 300 (411 for
+// a forbidden attachment); the size rule answers HTTP 413 on a single send.
 import { ApiError, ErrorCode } from '../errors.js';
 import type { Mailbox } from '../../infra/mime/address.js';
 import { prepareAttachments } from './attachments.js';
@@ -46,7 +46,7 @@ function recipients(kind: PreparedRecipient['kind'], value: string | undefined):
 const bytes = (s: string | null | undefined) => (s ? Buffer.byteLength(s) : 0);
 
 export interface PrepareOptions {
-  /** TemplateModel is accepted by the single send only (specification, "Outgoing message"). */
+  /** TemplateModel is accepted by the single send only (docs/reference/sending.md, "Outgoing message"). */
   allowTemplateModel: boolean;
 }
 
@@ -99,8 +99,8 @@ export function prepareMessage(input: unknown, opts: PrepareOptions): PreparedMe
   else if (stream !== undefined && stream !== null && stream !== '') throw bad("The field 'MessageStream' must be a stream ID.");
   if (streamId.length > 100) throw new ApiError(ErrorCode.StreamNotOnServer, `The message stream '${streamId.slice(0, 100)}…' does not exist on this server.`);
 
-  // The whole message after base64 (specification, "Limits"): every text field as UTF-8 plus the base64
-  // content of the attachments. Over 10 MB: HTTP 413 with ErrorCode 300.
+  // The whole message after base64 (docs/reference/api-conventions.md, "Limits"): every text field as UTF-8
+  // plus the base64 content of the attachments. Over 10 MB: HTTP 413 with ErrorCode 300.
   let size = bytes(fromRaw) + bytes(toRaw) + bytes(optString(o, 'Cc')) + bytes(optString(o, 'Bcc')) + bytes(replyTo);
   size += bytes(subject) + bytes(tag) + bytes(htmlBody) + bytes(textBody);
   for (const h of headers) size += bytes(h.Name) + bytes(h.Value);

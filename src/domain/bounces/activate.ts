@@ -1,7 +1,7 @@
-// PUT /bounces/{id}/activate: reactivates the address of a bounce (reference.md, "Bounces"). The
+// PUT /bounces/{id}/activate: reactivates the address of a bounce (docs/reference/bounces.md). The
 // suppression its bounce created is removed in the bounce's stream and its inactive bounces there are marked
 // active, in one transaction, with the SubscriptionChange event that tells webhooks the address may receive
-// mail again. A spam complaint can never be undone (specification, "States": 1003).
+// mail again. A spam complaint can never be undone (docs/reference/bounces.md, "Types and codes": 1003).
 import type { AppContext } from '../../context.js';
 import { fromJson } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';

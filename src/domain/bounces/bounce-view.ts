@@ -1,4 +1,4 @@
-// The bounce record as the API and the Bounce webhook show it (reference.md, "Bounces").
+// The bounce record as the API and the Bounce webhook show it (docs/reference/bounces.md).
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { BouncesTable } from '../../infra/db/tables/bounces.js';
 import type { Database } from '../../infra/db/schema.js';
@@ -14,8 +14,8 @@ export type BounceRow = Omit<Selectable<BouncesTable>, 'dump' | 'content'> & {
 };
 
 /**
- * Bounces joined with the suppression of their address: an address is inactive only while it is suppressed
- * (a suppression deleted through the suppressions API reactivates it, specification "States").
+ * Bounces joined with the suppression of their address: an address is inactive only while it is suppressed (a
+ * suppression deleted through the suppressions API reactivates it, docs/reference/suppressions.md, "States").
  */
 export function bounceRows(db: Kysely<Database>) {
   return db

@@ -21,7 +21,7 @@ export interface BounceFilters {
   messagestream?: string;
 }
 
-/** count + offset may reach at most this deep (reference.md, "Bounces"). */
+/** count + offset may reach at most this deep (docs/reference/bounces.md). */
 export const MAX_DEPTH = 10_000;
 
 const typeByLower = new Map(Object.keys(BOUNCE_TYPES).map((t) => [t.toLowerCase(), t]));

@@ -1,5 +1,5 @@
-// Mail in which the recipient asks something of the sender instead of reporting a failure (reference.md,
-// "Bounces": Unsubscribe 16, Subscribe 32, AddressChange 128):
+// Mail in which the recipient asks something of the sender instead of reporting a failure
+// (docs/reference/bounces.md, "Types and codes": Unsubscribe 16, Subscribe 32, AddressChange 128):
 //   - AddressChange: a notice that the recipient's address changed ("my new address is ...", "this address
 //     is no longer in use, please update your records"), usually an auto-reply;
 //   - Unsubscribe / Subscribe: a message whose subject, or the first line its author wrote, is a list

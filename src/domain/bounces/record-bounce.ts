@@ -122,8 +122,8 @@ export async function recordBounce(trx: Kysely<Database>, ctx: AppContext, b: Ne
     metadata: meta,
   });
   if (suppressedNow) {
-    // The address left the stream's audience: the SubscriptionChange notification (reference.md,
-    // "Webhook payloads") follows from the same transaction.
+    // The address left the stream's audience: the SubscriptionChange notification (docs/reference/webhooks.md,
+    // "Payloads") follows from the same transaction.
     await recordEvent(trx, ctx, {
       messageId: msg.id,
       serverId: msg.server_id,

@@ -1,4 +1,4 @@
-// The published bounce types and codes (reference.md, "Bounces").
+// The published bounce types and codes (docs/reference/bounces.md).
 
 export interface BounceTypeInfo {
   type: string;

@@ -89,7 +89,10 @@ function body(input: ComposeInput, withContent: boolean): Entity {
   return wrap('mixed', [wrap('alternative', alternatives), ...files.filter((f) => !f.inline).map((f) => f.part)]);
 }
 
-/** Builds the MIME source. `withContent: false` leaves attachment content out (the stored copy, rule 6). */
+/**
+ * Builds the MIME source. `withContent: false` leaves attachment content out (the stored copy;
+ * docs/reference/api-conventions.md, "General rules" 6).
+ */
 export function composeMime(input: ComposeInput, withContent = true): Buffer {
   let messageId = input.messageIdHeader;
   const custom: string[] = [];

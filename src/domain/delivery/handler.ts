@@ -116,7 +116,10 @@ export async function runDeliveryJob(ctx: AppContext, pool: SmtpPool, job: Job, 
   await recordOutcome(ctx, { job, msg, recipients: pending, results, mime, trackedLinks });
 }
 
-/** The as-sent source kept for GET /messages/outbound/{id}/dump: attachment content left out (rule 6). */
+/**
+ * The as-sent source kept for GET /messages/outbound/{id}/dump: attachment content left out
+ * (docs/reference/api-conventions.md, "General rules" 6).
+ */
 function storedCopy(first: { input: ComposeInput; signed: Buffer; unsigned: Buffer }, key: SigningKey | null): string {
   if (first.input.attachments.every((a) => !a.content)) return first.signed.toString('utf8');
   const signature = key ? first.signed.subarray(0, first.signed.length - first.unsigned.length) : Buffer.alloc(0);

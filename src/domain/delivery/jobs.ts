@@ -18,5 +18,6 @@ export function deliveryJobsFor(messageId: string, recipientEmails: string[], ru
     payload: { messageId, domain } satisfies DeliverPayload,
     runAt,
     groupKey: domain,
+    messageId,
   }));
 }

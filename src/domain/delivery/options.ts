@@ -7,9 +7,9 @@ const MIN = 60_000;
 
 /**
  * Retry schedule for transient failures (4xx replies, network and DNS trouble), indexed by the job's stored
- * attempt count: 1 min, 5 min, 15 min, 30 min, 1 h, 2 h, then every 4 h (close to ZoneMTA's 5..240 min
- * ladder, reference.md). The last retry is pulled in to the give-up time, so the give-up happens at
- * MAILROOM_DELIVERY_MAX_AGE_HOURS exactly, not up to 4 h later.
+ * attempt count: 1 min, 5 min, 15 min, 30 min, 1 h, 2 h, then every 4 h (close to ZoneMTA's 5..240 min ladder,
+ * docs/reference/delivery-practice.md). The last retry is pulled in to the give-up time, so the give-up happens
+ * at MAILROOM_DELIVERY_MAX_AGE_HOURS exactly, not up to 4 h later.
  */
 export const DELIVERY_SCHEDULE: readonly number[] = [MIN, 5 * MIN, 15 * MIN, 30 * MIN, 60 * MIN, 120 * MIN, 240 * MIN];
 

@@ -6,12 +6,14 @@
 import { sql, type Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../infra/db/schema.js';
+import { lockRowsForUpdate } from '../../infra/db/row-locks.js';
 import { fromJson } from '../../infra/db/util.js';
 import { recordBounce } from '../bounces/record-bounce.js';
 import { recordEvents } from '../events/record.js';
 import type { MessageEventInput } from '../events/types.js';
 import { backoffDelay } from '../../infra/jobs/backoff.js';
-import { rescheduleJob } from '../../infra/jobs/complete.js';
+import { completeJobs } from '../../infra/jobs/complete.js';
+import { rescheduleJob } from '../../infra/jobs/reschedule.js';
 import type { Job } from '../../infra/jobs/types.js';
 import { classifyReply } from './classify.js';
 import { outcomeCommitterFor } from './group-commit.js';
@@ -60,9 +62,7 @@ export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outc
   const messageIds = [...new Set(outcomes.map((o) => o.msg.id))].sort();
   // Outcomes of one message's jobs (one per domain) are serialized on the message rows (locked in a fixed
   // order), so exactly one of them sees every recipient settled and finishes the message.
-  if (ctx.dialect === 'postgres') {
-    for (const ids of chunks(messageIds)) await sql`select id from messages where id in (${sql.join(ids)}) order by id for update`.execute(trx);
-  }
+  await lockRowsForUpdate(trx, ctx.dialect, 'messages', messageIds);
   const open = new Set<number>();
   for (const ids of chunks(outcomes.flatMap((o) => o.recipients.map((r) => r.id)))) {
     for (const r of await trx.selectFrom('message_recipients').select('id').where('id', 'in', ids).where('settled_at', 'is', null).execute()) open.add(r.id);
@@ -121,7 +121,7 @@ export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outc
   for (const ids of chunks(delivered)) await trx.updateTable('message_recipients').set({ status: 'Sent', settled_at: now }).where('id', 'in', ids).execute();
   for (const ids of chunks(delayed)) await trx.updateTable('message_recipients').set({ status: 'Transient' }).where('id', 'in', ids).execute();
   await recordEvents(trx, ctx, events);
-  for (const ids of chunks(completed)) await trx.deleteFrom('jobs').where('id', 'in', ids).execute();
+  await completeJobs(trx, completed);
   await finishIfSettled(trx, messageIds);
 }
 
@@ -139,9 +139,10 @@ async function storeMimes(trx: Kysely<Database>, mimes: Array<[string, string]>)
 }
 
 /**
- * For each message with no recipient left unsettled: status Sent (also when some bounced; the bounces
- * show in its events, as the hosted service does) and the attachment content dropped (specification,
- * general rule 6); names, types and sizes stay. Returns the finished message ids.
+ * For each message with no recipient left unsettled: status Sent (also when some bounced; the bounces show in
+ * its events, as the hosted service does) and the attachment content dropped
+ * (docs/reference/api-conventions.md, "General rules" 6); names, types and sizes stay. Returns the finished
+ * message ids.
  */
 export async function finishIfSettled(trx: Kysely<Database>, messageIds: string[]): Promise<string[]> {
   const done: string[] = [];

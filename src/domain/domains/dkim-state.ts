@@ -1,8 +1,8 @@
-// The DKIM key life cycle of a domain (specification, "Sender signature DKIM" transitions):
+// The DKIM key life cycle of a domain (docs/reference/sender-signatures.md, "Sender signature DKIM"):
 //   pending --(DNS shows the pending value)--> active --(a newer key is activated)--> revoked
 // Exactly one key signs at a time (the active one, see senders/signing.ts); a renewal adds a pending key
 // that only takes over once its record is published, so mail never carries a signature that fails.
-import { sql, type Selectable } from 'kysely';
+import { sql, type Expression, type Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { dkimHost, dkimTextValue, generateDkimKey, insertPendingKey, WEAK_DKIM_BITS } from '../../infra/dkim/keys.js';
 import { checkDkimRecord } from '../../infra/dns/dkim-record.js';
@@ -10,6 +10,7 @@ import type { CheckResult } from '../../infra/dns/cname.js';
 import { DELIVER_QUEUE } from '../delivery/jobs.js';
 import type { Database } from '../../infra/db/schema.js';
 import { isUniqueViolation } from '../../infra/db/util.js';
+import { hasJobConcerning } from '../../infra/jobs/find.js';
 import { ApiError, ErrorCode } from '../errors.js';
 
 export type KeyRow = Pick<Selectable<Database['dkim_keys']>, 'id' | 'domain_id' | 'selector' | 'public_key' | 'bits' | 'state' | 'activated_at' | 'revoked_at' | 'removable_at'>;
@@ -61,7 +62,8 @@ export async function dkimFields(ctx: AppContext, domain: DomainRef, keys: Domai
     DKIMRevokedHost: revoked ? dkimHost(revoked.selector, domain.name) : '',
     DKIMRevokedTextValue: revoked ? dkimTextValue(revoked.public_key) : '',
     SafeToRemoveRevokedKeyFromDNS: revoked ? await revokedKeyRemovable(ctx, domain, revoked) : false,
-    // 'Verified' after a renewal completes: the value the hosted service shows (the specification leaves it open).
+    // 'Verified' after a renewal completes: the value the hosted service shows (the API leaves it open:
+    // docs/reference/sender-signatures.md).
     DKIMUpdateStatus: pending ? 'Pending' : active ? 'Verified' : null,
   };
 }
@@ -73,20 +75,16 @@ export async function dkimFields(ctx: AppContext, domain: DomainRef, keys: Domai
  */
 export async function revokedKeyRemovable(ctx: AppContext, domain: DomainRef, key: KeyRow): Promise<boolean> {
   if (key.removable_at !== null) return true;
-  const messageId =
-    ctx.dialect === 'postgres' ? sql<string>`(jobs.payload::jsonb ->> 'messageId')` : sql<string>`json_extract(jobs.payload, '$.messageId')`;
   const pattern = `%@${domain.name.replace(/[\\%_]/g, (c) => `\\${c}`)}`;
-  const waiting = await ctx.db
-    .selectFrom('jobs')
-    .innerJoin('messages', (j) => j.on(sql<boolean>`messages.id = ${messageId}`))
-    .innerJoin('servers', 'servers.id', 'messages.server_id')
-    .select('jobs.id')
-    .where('jobs.queue', '=', DELIVER_QUEUE)
-    .where('jobs.created_at', '<=', key.revoked_at ?? 0)
-    .where('servers.account_id', '=', domain.account_id)
-    .where(sql<boolean>`lower(messages.from_email) like ${pattern} escape '\\'`)
-    .limit(1)
-    .executeTakeFirst();
+  const fromThisDomain = (messageId: Expression<string>) =>
+    ctx.db
+      .selectFrom('messages')
+      .innerJoin('servers', 'servers.id', 'messages.server_id')
+      .select('messages.id')
+      .where('messages.id', '=', messageId)
+      .where('servers.account_id', '=', domain.account_id)
+      .where(sql<boolean>`lower(messages.from_email) like ${pattern} escape '\\'`);
+  const waiting = await hasJobConcerning(ctx.db, { queue: DELIVER_QUEUE, createdAtMost: key.revoked_at ?? 0, message: fromThisDomain });
   if (waiting) return false;
   const now = ctx.clock.now();
   await ctx.db.updateTable('dkim_keys').set({ removable_at: now }).where('id', '=', key.id).where('removable_at', 'is', null).execute();
@@ -126,7 +124,10 @@ export async function verifyPendingKey(ctx: AppContext, domain: DomainRef, pendi
   return 'pass';
 }
 
-/** Starts a renewal: a new pending key. 505 (with HTTP 200, as the specification states) while one runs. */
+/**
+ * Starts a renewal: a new pending key. 505 (with HTTP 200, as the API states:
+ * docs/reference/sender-signatures.md) while one runs.
+ */
 export async function startRenewal(ctx: AppContext, domain: DomainRef): Promise<void> {
   const refuse = () => new ApiError(ErrorCode.DkimRenewalScheduled, 'A DKIM renewal is already in progress for this domain.', 200);
   const running = await ctx.db.selectFrom('dkim_keys').select('id').where('domain_id', '=', domain.id).where('state', '=', 'pending').executeTakeFirst();

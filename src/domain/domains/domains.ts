@@ -1,4 +1,4 @@
-// Domains of an account (specification, "Domains"): creation with its first DKIM key, Return-Path
+// Domains of an account (docs/reference/domains.md): creation with its first DKIM key, Return-Path
 // settings, deletion, and the DNS verifications. Every query is scoped to the caller's account.
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';

@@ -1,4 +1,4 @@
-// Domain answers (specification, "Domain"): the list item and the detail.
+// Domain answers (docs/reference/domains.md, "Domain record"): the list item and the detail.
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../infra/db/schema.js';

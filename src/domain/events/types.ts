@@ -1,4 +1,4 @@
-/** Event types of a message's history (reference.md, "Message search and details": MessageEvents). */
+/** Event types of a message's history (docs/reference/messages.md, "Message events"). */
 export type MessageEventType =
   | 'Processed'
   | 'Delivered'

@@ -1,7 +1,7 @@
 // TotalCount of the search endpoints. Only the first 10,000 matches of a search can be paged to
-// (specification, Limits: count + offset <= 10000; "use fromdate/todate for more"), so counting stops
-// there: an exact count of a million matching rows would cost a full index scan on every page request
-// (hundreds of milliseconds), while counting up to the reachable window stays within the same index
+// (docs/reference/api-conventions.md, "Limits": count + offset <= 10000; "use fromdate/todate for more"), so
+// counting stops there: an exact count of a million matching rows would cost a full index scan on every page
+// request (hundreds of milliseconds), while counting up to the reachable window stays within the same index
 // range the page itself reads. TotalCount is therefore exact up to 10,000 and 10,000 beyond.
 import type { SelectQueryBuilder } from 'kysely';
 import { sql } from 'kysely';

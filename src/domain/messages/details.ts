@@ -40,7 +40,8 @@ export async function messageDetails(ctx: AppContext, serverId: number, id: stri
     ...messageItem(m, recipients.get(id) ?? []),
     HtmlBody: m.html_body ?? '',
     TextBody: m.text_body ?? '',
-    // The source as sent (attachment content left out, general rule 6); empty until it is composed.
+    // The source as sent (attachment content left out, docs/reference/api-conventions.md, "General rules" 6);
+    // empty until it is composed.
     Body: m.mime ?? '',
     MessageEvents: events.map((e) => ({
       Recipient: e.recipient,

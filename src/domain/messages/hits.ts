@@ -44,7 +44,7 @@ function agentFields(r: Selectable<OpensTable>) {
 export function openRecord(r: Selectable<OpensTable>) {
   return {
     RecordType: 'Open',
-    // Only the first open is stored (specification, "Open record").
+    // Only the first open is stored (docs/reference/messages.md, "Open record").
     FirstOpen: true,
     ...agentFields(r),
     ReadSeconds: 0,

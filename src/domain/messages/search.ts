@@ -5,6 +5,8 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { containsInsensitive, tagEquals } from '../../infra/db/util.js';
+import { jsonFieldEquals } from '../../infra/db/json-fields.js';
+import { readsRowsSkippedByOffset } from '../../infra/db/planner.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { normalizeEmail } from '../../infra/mime/normalize.js';
 import { parseFilterDate } from '../../infra/time.js';
@@ -108,10 +110,7 @@ function filtered(ctx: AppContext, serverId: number, q: MessageSearch, p: Plan):
   if (q.subject) qb = qb.where(containsInsensitive(ctx.dialect, sql.ref('messages.subject'), q.subject));
   for (const [key, value] of Object.entries(q.metadata ?? {})) {
     // Metadata is JSON text; no index can serve arbitrary keys, so these narrow what the other filters find.
-    qb =
-      ctx.dialect === 'postgres'
-        ? qb.where(sql<boolean>`(messages.metadata::jsonb ->> ${key}) = ${value}`)
-        : qb.where(sql<boolean>`exists (select 1 from json_each(messages.metadata) where json_each.key = ${key} and cast(json_each.value as text) = ${value})`);
+    qb = qb.where(jsonFieldEquals(ctx.dialect, sql.ref('messages.metadata'), key, value));
   }
   return qb;
 }
@@ -141,12 +140,11 @@ async function findPage(ctx: AppContext, serverId: number, q: MessageSearch): Pr
   }
   const qb = filtered(ctx, serverId, q, p);
   const ordered = (b: Query) => b.orderBy('messages.received_at', 'desc').orderBy('messages.id', 'desc');
-  // PostgreSQL fetches the heap row of every index entry an Index Scan passes, the skipped offset rows
-  // included; a deep page of a scattered filter (a tag) then reads ten thousand heap pages. Cutting the
-  // page's ids with an index-only scan first and fetching just those rows avoids that. (SQLite reads
-  // offset rows from the index already, and its text primary key would add a lookup per row.)
+  // Where an index scan reads the row of every entry it passes, the skipped offset rows included
+  // (db/planner.ts), a deep page of a scattered filter (a tag) reads ten thousand table pages. Cutting the
+  // page's ids with an index-only scan first and fetching just those rows avoids that.
   const page =
-    ctx.dialect === 'postgres' && q.offset > 0
+    readsRowsSkippedByOffset(ctx.dialect) && q.offset > 0
       ? ordered(ctx.db.selectFrom('messages').select([...ITEM_COLUMNS]).where('id', 'in', ordered(qb.select('messages.id')).limit(q.count).offset(q.offset)) as unknown as Query)
       : ordered(qb.select(ITEM_SELECTION)).limit(q.count).offset(q.offset);
   const [rows, total] = await Promise.all([page.execute() as Promise<MessageRow[]>, countCapped(ctx, qb)]);

@@ -1,5 +1,5 @@
-// The message record as the API shows it: the specification's fields (Tag, MessageID, MessageStream,
-// Recipient, ReceivedAt, From, Subject, Status) plus the hosted form's (Recipients, To, Cc, Bcc,
+// The message record as the API shows it (docs/reference/messages.md): the contract's fields (Tag, MessageID,
+// MessageStream, Recipient, ReceivedAt, From, Subject, Status) plus the hosted form's (Recipients, To, Cc, Bcc,
 // TrackOpens, TrackLinks, Attachments by name, Metadata).
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';

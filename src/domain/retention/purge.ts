@@ -1,12 +1,12 @@
-// Message retention (specification, general rule 3): messages and their open/click records are deleted
-// after the server's retention period (7-365 days, default 45), and so is bounce information. Statistics
-// are separate counters and stay (rule 4).
+// Message retention (docs/reference/api-conventions.md, "General rules" 3): messages and their open/click
+// records are deleted after the server's retention period (7-365 days, default 45), and so is bounce
+// information. Statistics are separate counters and stay (rule 4 there).
 //
 // Deletion runs in small batches, each its own short transaction, so that sending (which needs the
 // database's write lock on SQLite, and row locks on PostgreSQL) never waits long behind a purge. Deleting a
 // message removes its recipients, attachments, events, opens and clicks through ON DELETE CASCADE (each of
-// those tables is indexed by message_id). The task is idempotent: several workers may run it, and a run cut
-// short is finished by the next one.
+// those tables is indexed by message_id). One worker runs it per period (infra/jobs/periodic-claim.ts), and
+// it is idempotent: a run cut short is finished by the next one.
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { DAY_MS } from '../../infra/time.js';

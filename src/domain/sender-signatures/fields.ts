@@ -1,4 +1,4 @@
-// Field rules of sender signatures (specification, "Sender signatures"; reference.md codes 503, 520-522).
+// Field rules of sender signatures (docs/reference/sender-signatures.md; codes 503, 520-522).
 import { isPublicDomain, normalizeDomainName } from '../domains/names.js';
 import { ApiError, ErrorCode } from '../errors.js';
 

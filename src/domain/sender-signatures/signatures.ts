@@ -1,4 +1,4 @@
-// Sender signatures of an account (specification, "Sender signatures"). A signature belongs to the
+// Sender signatures of an account (docs/reference/sender-signatures.md). A signature belongs to the
 // account's domain row for its address (created with its first DKIM key when missing); its DKIM and SPF
 // state is the domain's. Every query is scoped to the caller's account.
 import type { Selectable } from 'kysely';

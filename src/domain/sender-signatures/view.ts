@@ -1,5 +1,5 @@
-// Sender signature answers (specification, "Sender signature"): the list item and the full record, whose
-// SPF and DKIM fields are those of the signature's domain.
+// Sender signature answers (docs/reference/sender-signatures.md, "Sender signature record"): the list item and
+// the full record, whose SPF and DKIM fields are those of the signature's domain.
 import type { AppContext } from '../../context.js';
 import { dkimFields, loadDomainKeys } from '../domains/dkim-state.js';
 import { spfTextValue } from '../../infra/dns/spf.js';

@@ -1,4 +1,4 @@
-// The account's servers (reference.md, "Servers"): list, create, read, edit, delete. Every query is scoped
+// The account's servers (docs/reference/servers.md): list, create, read, edit, delete. Every query is scoped
 // to the caller's account: another account's server is "not found" (601), never "forbidden".
 import type { Kysely, Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';

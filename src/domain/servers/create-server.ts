@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import { generateToken, storeToken } from '../tokens/tokens.js';
 
-/** The three streams every server is born with (reference.md, "Servers"). */
+/** The three streams every server is born with (docs/reference/servers.md). */
 export const DEFAULT_STREAMS = [
   { id: 'outbound', name: 'Default Transactional Stream', type: 'Transactional' },
   { id: 'inbound', name: 'Default Inbound Stream', type: 'Inbound' },

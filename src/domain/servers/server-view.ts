@@ -5,7 +5,7 @@ import { fromFlag } from '../../infra/db/util.js';
 
 type ServerRow = Selectable<ServersTable>;
 
-/** The server as the API shows it (reference.md, "Servers"). Token values are never stored, so ApiTokens
+/** The server as the API shows it (docs/reference/servers.md). Token values are never stored, so ApiTokens
  * carries only the tokens the caller was just given (creation) and otherwise hints of the stored ones. */
 export function serverView(row: ServerRow, config: Config, apiTokens: string[]) {
   return {

@@ -1,19 +1,17 @@
-// Keeps the permanent daily statistics counters up to date as events are recorded (specification rule 4:
-// statistics outlive the messages they count). Called by recordEvents in the transaction that records the
-// events, so a counter moves exactly when its event commits. The sending hot path records up to 500
-// Processed events per call: they are aggregated in memory into one upsert row per distinct key.
+// Keeps the permanent daily statistics counters up to date as events are recorded
+// (docs/reference/api-conventions.md, "General rules" 4: statistics outlive the messages they count). Called by
+// recordEvents in the transaction that records the events, so a counter moves exactly when its event commits.
+// The sending hot path records up to 500 Processed events per call: they are aggregated in memory into one
+// upsert row per distinct key.
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { StatsDailyTable } from '../../infra/db/tables/templates-stats.js';
 import type { RecordedEvent } from '../events/types.js';
 import { insertRowsWith } from '../../infra/db/raw-insert.js';
+import { counterShards } from '../../infra/db/row-locks.js';
 import { moscowDay } from '../../infra/time.js';
 import { Metric, statsTag } from './metrics.js';
-
-/** Counter rows per key are spread over this many shards on PostgreSQL, so concurrent sending
- * transactions rarely wait on one another's row lock for the same day's Sent counter. */
-const PG_SHARDS = 8;
 
 type Row = StatsDailyTable;
 
@@ -100,7 +98,10 @@ function metricsOf(e: RecordedEvent, flags: Map<string, { opens: boolean; links:
 export async function countStats(trx: Kysely<Database>, ctx: AppContext, events: RecordedEvent[]): Promise<void> {
   if (events.length === 0) return;
   const flags = await trackingFlags(trx, events);
-  const shard = ctx.dialect === 'postgres' ? Math.floor(Math.random() * PG_SHARDS) : 0;
+  // Counter rows per key are spread over shards where transactions run side by side (db/row-locks.ts), so
+  // concurrent sending transactions rarely wait on one another's row lock for the same day's Sent counter.
+  const shards = counterShards(ctx.dialect);
+  const shard = shards > 1 ? Math.floor(Math.random() * shards) : 0;
   const rows = new Map<string, Row>();
   // A batch's events share one time: the Moscow day is computed once per distinct time, not per event.
   let lastAt = NaN;

@@ -1,5 +1,6 @@
 // Reads the daily counters: sums per Moscow day and metric over the filters of the statistics API
-// (reference.md, "Statistics": tag, fromdate, todate inclusive, messagestream; all time without dates).
+// (docs/reference/statistics.md, "Query": tag, fromdate, todate inclusive, messagestream; all time without
+// dates).
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import { ApiError, ErrorCode } from '../errors.js';

@@ -1,4 +1,4 @@
-// The statistics answers (reference.md, "Statistics"): the outbound overview and the day series under
+// The statistics answers (docs/reference/statistics.md): the outbound overview and the day series under
 // /stats/outbound/. Each series names the counters it reads and the keys it shows; totals are always
 // present (zero when nothing matched), Days lists the days that have data, oldest first.
 import type { Kysely } from 'kysely';

@@ -1,6 +1,6 @@
-// The stream state machine (specification, "States and transitions"): active -> archived by POST archive
-// (not for default streams), archived -> active by POST unarchive before the purge date, archived -> purged
-// 45 days after archiving (purge.ts). The purge date is the boundary: from that instant on, unarchive is
+// The stream state machine (docs/reference/streams.md, "States and transitions"): active -> archived by POST
+// archive (not for default streams), archived -> active by POST unarchive before the purge date, archived ->
+// purged 45 days after archiving (purge.ts). The purge date is the boundary: from that instant on, unarchive is
 // refused and the purge task may delete the stream.
 import type { AppContext } from '../../context.js';
 import { ApiError, ErrorCode } from '../errors.js';

@@ -1,12 +1,13 @@
-// The end of an archived stream (specification, "States and transitions": archived -> purged 45 days after
-// archiving). A periodic task deletes each due stream with everything that belongs to it: its messages (their
-// recipients, attachments, events, opens and clicks go by FK cascade), their bounce records, queued jobs that
-// name them, the stream's suppressions and webhooks, and last the stream row itself. Daily statistics stay:
-// the specification keeps them permanently (general rule 4). Work is done in bounded batches, each in its own
-// short transaction, so a stream with millions of messages never holds a long lock; the stream row goes last,
-// so a crash (or the batch budget running out) leaves a stream that the next run simply continues.
+// The end of an archived stream (docs/reference/streams.md, "States and transitions": archived -> purged 45
+// days after archiving). A periodic task deletes each due stream with everything that belongs to it: its
+// messages (their recipients, attachments, events, opens and clicks go by FK cascade), their bounce records,
+// queued jobs that concern them (jobs.message_id), the stream's suppressions and webhooks, and last the stream
+// row itself. Daily statistics stay: the API keeps them permanently (docs/reference/api-conventions.md,
+// "General rules" 4). Work is done in bounded batches, each in its own short transaction, so a stream with
+// millions of messages never holds a long lock; the stream row goes last, so a crash (or the batch budget
+// running out) leaves a stream that the next run simply continues.
 import type { AppContext } from '../../context.js';
-import { collectMessageIds } from './job-message-ids.js';
+import { cancelJobsOfMessages } from '../../infra/jobs/cancel.js';
 
 export interface PurgeOptions {
   /** Rows deleted per transaction. */
@@ -43,9 +44,6 @@ export async function purgeArchivedStreams(ctx: AppContext, now: number, o: Purg
 
 async function purgeStream(ctx: AppContext, serverId: number, streamId: string, now: number, batch: number, maxBatches: number) {
   const db = ctx.db;
-  const any = await db.selectFrom('messages').select('id').where('server_id', '=', serverId).where('stream_id', '=', streamId).limit(1).executeTakeFirst();
-  // Without messages no job can name one: the scan of the queue is skipped.
-  if (any) await deleteJobsOfStream(ctx, serverId, streamId);
   let messages = 0;
   for (let i = 0; i < maxBatches; i++) {
     const ids = (
@@ -53,6 +51,8 @@ async function purgeStream(ctx: AppContext, serverId: number, streamId: string, 
     ).map((r) => r.id);
     if (ids.length === 0) break;
     await db.transaction().execute(async (trx) => {
+      // Queued deliveries of these messages would only fail once the messages are gone.
+      await cancelJobsOfMessages(trx, ids);
       await trx.deleteFrom('bounces').where('message_id', 'in', ids).execute();
       await trx.deleteFrom('messages').where('id', 'in', ids).execute();
     });
@@ -87,38 +87,4 @@ async function purgeStream(ctx: AppContext, serverId: number, streamId: string, 
     .where('expected_purge_at', '<=', now)
     .execute();
   return { messages, done: true };
-}
-
-/**
- * Queued work for the stream's messages (deliveries, notifications) would only fail once the messages are
- * gone, so it goes first. Payloads are JSON that name messages by a `messageId`-like key; the queue is
- * read once, in pages, and a job is dropped only when a message it names belongs to this stream.
- */
-async function deleteJobsOfStream(ctx: AppContext, serverId: number, streamId: string): Promise<void> {
-  let after = 0;
-  for (;;) {
-    const page = await ctx.db.selectFrom('jobs').select(['id', 'payload']).where('id', '>', after).orderBy('id').limit(1000).execute();
-    if (page.length === 0) return;
-    after = page[page.length - 1].id;
-    const named = new Map<number, string[]>();
-    for (const j of page) {
-      const ids = collectMessageIds(j.payload);
-      if (ids.length > 0) named.set(j.id, ids);
-    }
-    const all = [...new Set([...named.values()].flat())];
-    if (all.length === 0) continue;
-    const ours = new Set<string>();
-    for (let i = 0; i < all.length; i += 1000) {
-      const rows = await ctx.db
-        .selectFrom('messages')
-        .select('id')
-        .where('id', 'in', all.slice(i, i + 1000))
-        .where('server_id', '=', serverId)
-        .where('stream_id', '=', streamId)
-        .execute();
-      for (const r of rows) ours.add(r.id);
-    }
-    const doomed = [...named].filter(([, ids]) => ids.some((id) => ours.has(id))).map(([jobId]) => jobId);
-    if (doomed.length > 0) await ctx.db.deleteFrom('jobs').where('id', 'in', doomed).execute();
-  }
 }

@@ -1,5 +1,5 @@
-// The rules of message streams (specification, "Limits"; reference.md, error codes 1221-1237), in one place
-// so that the API, the purge task and sending read the same numbers.
+// The rules of message streams (docs/reference/streams.md and docs/reference/error-codes.md, codes 1221-1237),
+// in one place so that the API, the purge task and sending read the same numbers.
 import { ApiError, ErrorCode } from '../errors.js';
 
 export const MAX_STREAMS_PER_SERVER = 10;

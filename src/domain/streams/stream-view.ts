@@ -1,4 +1,4 @@
-// The stream record as the API shows it (specification, "Message streams"; the hosted service's shape).
+// The stream record as the API shows it (docs/reference/streams.md, "Stream record").
 import type { Selectable } from 'kysely';
 import type { MessageStreamsTable } from '../../infra/db/tables/message-streams.js';
 import { iso } from '../../infra/time.js';

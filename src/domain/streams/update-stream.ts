@@ -7,7 +7,7 @@ import type { StreamRow } from './stream-view.js';
 export async function updateStream(ctx: AppContext, serverId: number, id: string, body: Record<string, unknown>): Promise<StreamRow> {
   const row = await getStream(ctx.db, serverId, id);
   const patch: { name?: string; description?: string | null; unsubscribe_handling?: string } = {};
-  // null means "not given" (reference.md, "Requests and responses").
+  // null means "not given" (docs/reference/api-conventions.md, "Requests and responses").
   if (body.Name !== undefined && body.Name !== null) patch.name = checkStreamName(body.Name);
   if (body.Description !== undefined && body.Description !== null) patch.description = checkStreamDescription(body.Description);
   const handling = checkUnsubscribeHandling(body.SubscriptionManagementConfiguration, row.type);

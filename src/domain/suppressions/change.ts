@@ -1,4 +1,4 @@
-// POST .../suppressions and .../suppressions/delete (specification, "Suppression" state table). Each item is
+// POST .../suppressions and .../suppressions/delete (docs/reference/suppressions.md, "States"). Each item is
 // answered on its own (Suppressed / Deleted / Failed with a Message); the good items of one call are written
 // in one transaction, so the HTTP 200 means all of them are stored.
 import { sql } from 'kysely';

@@ -1,5 +1,5 @@
 // GET /message-streams/{id}/suppressions/dump: a stream's suppressions, newest first, with the published
-// filters. Dates are inclusive and read in Moscow time (specification, general rule 5).
+// filters. Dates are inclusive and read in Moscow time (docs/reference/api-conventions.md, "General rules" 5).
 import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import { ApiError, ErrorCode } from '../errors.js';

@@ -1,5 +1,5 @@
-// Validation of template fields (reference.md, "Templates"; codes 1120-1131). Pure: the store checks
-// what needs the database (alias uniqueness, the layout a template names, the per-server limit).
+// Validation of template fields (docs/reference/templates.md; codes 1120-1131 in error-codes.md). Pure: the
+// store checks what needs the database (alias uniqueness, the layout a template names, the per-server limit).
 import { ApiError, ErrorCode } from '../errors.js';
 import { parseTemplate, TemplateError, type TemplateNode } from './parse.js';
 

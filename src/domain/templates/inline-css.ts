@@ -1,6 +1,6 @@
-// InlineCss (reference.md, "Templates"): many mail clients ignore <style> blocks, so the rules are moved
-// into style="" attributes. juice is the maintained library for exactly this (CSS specificity, !important,
-// media queries kept in a <style> block since they cannot be inlined).
+// InlineCss (docs/reference/templates.md, "Sending with a template"): many mail clients ignore <style> blocks,
+// so the rules are moved into style="" attributes. juice is the maintained library for exactly this (CSS
+// specificity, !important, media queries kept in a <style> block since they cannot be inlined).
 import juice from 'juice';
 
 export function inlineCss(html: string): string {

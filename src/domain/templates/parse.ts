@@ -1,8 +1,8 @@
-// Parser for the Mustachio template language (reference.md, "Templates"). Written here rather than
-// taken from mustache.js (no `{{#each}}`, and its errors carry no line/column) or Handlebars (no implicit
-// parent-scope lookup, a helper namespace that turns `{{#name}}` typos into runtime "missing helper"
-// failures): the language is small, and owning the parser gives exact error positions for
-// POST /templates/validate and the AST that SuggestedTemplateModel is built from.
+// Parser for the Mustachio template language (docs/reference/templates.md, "Template language"). Written here
+// rather than taken from mustache.js (no `{{#each}}`, and its errors carry no line/column) or Handlebars (no
+// implicit parent-scope lookup, a helper namespace that turns `{{#name}}` typos into runtime "missing helper"
+// failures): the language is small, and owning the parser gives exact error positions for POST
+// /templates/validate and the AST that SuggestedTemplateModel is built from.
 
 export class TemplateError extends Error {
   /** 1-based line and character position of the offending tag, when known. */

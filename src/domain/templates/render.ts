@@ -1,6 +1,6 @@
-// Renders Mustachio templates (reference.md, "Templates"): `{{name}}` HTML-escaped, `{{{name}}}` raw,
-// dotted paths, `../` parent scopes, `{{#section}}` (truthy values and lists), `{{^section}}` inverted,
-// `{{#each list}}...{{/each}}` with `{{.}}`; a missing value renders as nothing. Names resolve like
+// Renders Mustachio templates (docs/reference/templates.md, "Template language"): `{{name}}` HTML-escaped,
+// `{{{name}}}` raw, dotted paths, `../` parent scopes, `{{#section}}` (truthy values and lists), `{{^section}}`
+// inverted, `{{#each list}}...{{/each}}` with `{{.}}`; a missing value renders as nothing. Names resolve like
 // Mustache: the first segment is looked up from the innermost scope outwards, the rest inside it.
 import { parseTemplate, TemplateError, type TemplateNode, type TemplatePath } from './parse.js';
 

@@ -1,4 +1,4 @@
-// Templates of one server: find by id or alias, list, create, edit, delete (reference.md, "Templates").
+// Templates of one server: find by id or alias, list, create, edit, delete (docs/reference/templates.md).
 // Every query is scoped to the caller's server.
 import type { Kysely, Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';

@@ -1,6 +1,6 @@
 import type { TemplateRow } from './store.js';
 
-/** The short form: list items and the create/edit answer (reference.md, "Templates"). */
+/** The short form: list items and the create/edit answer (docs/reference/templates.md). */
 export function templateSummary(t: TemplateRow) {
   return {
     TemplateId: t.id,

@@ -1,6 +1,6 @@
 // POST /templates/validate: checks each part without saving anything and answers per part
 // {ContentIsValid, ValidationErrors[{Message, Line, CharacterPosition}], RenderedContent}, plus the
-// SuggestedTemplateModel built from the placeholders used (reference.md, "Templates").
+// SuggestedTemplateModel built from the placeholders used (docs/reference/templates.md, "Validate").
 import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import { ApiError, ErrorCode } from '../errors.js';

@@ -1,5 +1,5 @@
 // API tokens. Only a SHA-256 digest of the lowercased value is stored: values are case-insensitive
-// (specification, Authentication 3) and a database leak does not leak credentials.
+// (docs/reference/api-conventions.md, "Authentication" 3) and a database leak does not leak credentials.
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';

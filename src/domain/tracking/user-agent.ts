@@ -1,7 +1,8 @@
-// User agent -> Client, OS and Platform of an open or click (reference.md: Client{Name,Company,Family},
-// OS{Name,Company,Family}, Platform Desktop|WebMail|Mobile|Unknown). Parsing is ua-parser-js with its
-// e-mail client extension (Outlook, Thunderbird, Apple Mail, ...); the image proxies of web mail services,
-// which fetch pixels on the reader's behalf, are recognised first because they disguise as old browsers.
+// User agent -> Client, OS and Platform of an open or click (docs/reference/messages.md, "Open record":
+// Client{Name,Company,Family}, OS{Name,Company,Family}, Platform Desktop|WebMail|Mobile|Unknown). Parsing is
+// ua-parser-js with its e-mail client extension (Outlook, Thunderbird, Apple Mail, ...); the image proxies of
+// web mail services, which fetch pixels on the reader's behalf, are recognised first because they disguise as
+// old browsers.
 import { UAParser } from 'ua-parser-js';
 import { Emails } from 'ua-parser-js/extensions';
 

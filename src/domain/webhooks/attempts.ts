@@ -1,4 +1,4 @@
-// Recent delivery attempts of one webhook (GET /webhooks/{id}/deliveries, beyond the specification).
+// Recent delivery attempts of one webhook (GET /webhooks/{id}/deliveries, beyond the API).
 import type { AppContext } from '../../context.js';
 import { iso } from '../../infra/time.js';
 

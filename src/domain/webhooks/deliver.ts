@@ -5,7 +5,8 @@
 // (at least once; receivers drop duplicates by X-Mailroom-Notification-Id).
 import type { AppContext } from '../../context.js';
 import { fromJson } from '../../infra/db/util.js';
-import { completeJob, rescheduleJob } from '../../infra/jobs/complete.js';
+import { completeJob } from '../../infra/jobs/complete.js';
+import { rescheduleJob } from '../../infra/jobs/reschedule.js';
 import type { JobHandler } from '../../infra/jobs/runner.js';
 import type { Job } from '../../infra/jobs/types.js';
 import { createPoster, type PostResult } from './http-post.js';

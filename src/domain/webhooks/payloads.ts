@@ -1,5 +1,5 @@
-// The JSON bodies of webhook notifications (reference.md, "Webhook payloads"). Built once, when the event is
-// recorded, and stored as the exact text that is sent and signed.
+// The JSON bodies of webhook notifications (docs/reference/webhooks.md, "Payloads"). Built once, when the event
+// is recorded, and stored as the exact text that is sent and signed.
 import type { Selectable } from 'kysely';
 import type { BouncesTable } from '../../infra/db/tables/bounces.js';
 import type { RecordedEvent } from '../events/types.js';
@@ -20,7 +20,7 @@ const agentPart = (v: unknown) => {
   return { Name: str(o.Name), Company: str(o.Company), Family: str(o.Family) };
 };
 
-/** The published bounce record (reference.md, "Bounces") with the message's Metadata. */
+/** The published bounce record (docs/reference/bounces.md) with the message's Metadata. */
 export function bouncePayload(b: BounceRow, facts: MessageFacts, includeContent: boolean): Record<string, unknown> {
   const complaint = b.type === 'SpamComplaint';
   const out: Record<string, unknown> = {

@@ -13,7 +13,9 @@ export function webhookJob(notificationId: number, webhookId: number, runAt: num
 }
 
 const MIN = 60_000;
-/** Published retry schedule (reference.md, "Webhook payloads"): the delay after the n-th failed attempt. */
+/**
+ * Published retry schedule (docs/reference/webhooks.md, "Retries"): the delay after the n-th failed attempt.
+ */
 export const WEBHOOK_RETRY_SCHEDULE = [1, 5, 10, 10, 10, 15, 30, 60, 120, 360].map((m) => m * MIN);
 /** The first attempt plus one retry per entry of the schedule. */
 export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_SCHEDULE.length + 1;

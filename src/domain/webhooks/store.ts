@@ -79,7 +79,10 @@ async function streamExists(ctx: AppContext, serverId: number, streamId: string)
   return row ? { archived: row.archived_at !== null } : null;
 }
 
-/** The `messagestream` filter of GET /webhooks: an unknown stream is an error (specification, Errors 7). */
+/**
+ * The `messagestream` filter of GET /webhooks: an unknown stream is an error (docs/reference/error-codes.md,
+ * "The error body and HTTP statuses" 7).
+ */
 export async function listWebhooks(ctx: AppContext, serverId: number, streamId?: string): Promise<WebhookRow[]> {
   let q = ctx.db.selectFrom('webhooks').selectAll().where('server_id', '=', serverId);
   if (streamId !== undefined) {
@@ -135,7 +138,7 @@ export async function createWebhook(ctx: AppContext, serverId: number, input: We
   return { row, secret };
 }
 
-/** Only what is passed changes; Triggers merge key by key (specification, PUT /webhooks/{Id}). */
+/** Only what is passed changes; Triggers merge key by key (docs/reference/webhooks.md, "Endpoints"). */
 export async function updateWebhook(ctx: AppContext, serverId: number, id: number, input: WebhookInput): Promise<WebhookRow> {
   const cur = await getWebhook(ctx, serverId, id);
   const patch: Partial<Pick<WebhookRow, 'url' | 'triggers' | 'http_auth_user' | 'http_auth_password' | 'headers'>> = {};

@@ -1,4 +1,4 @@
-// The Triggers object of a webhook (reference.md, "Webhook payloads": trigger options) and which trigger a
+// The Triggers object of a webhook (docs/reference/webhooks.md, "Events and triggers") and which trigger a
 // recorded message event belongs to.
 import type { MessageEventType } from '../events/types.js';
 
@@ -30,8 +30,8 @@ export function defaultTriggers(): Triggers {
 const KEYS: TriggerKey[] = ['Open', 'Click', 'Delivery', 'Bounce', 'SpamComplaint', 'SubscriptionChange'];
 
 /**
- * Applies the triggers passed onto `base`: only the triggers (and options) given change (specification,
- * PUT /webhooks/{Id}: "Only the triggers passed change").
+ * Applies the triggers passed onto `base`: only the triggers (and options) given change
+ * (docs/reference/webhooks.md, "Endpoints": PUT changes only the triggers passed).
  */
 export function mergeTriggers(base: Triggers, input: TriggersInput | null | undefined): Triggers {
   const out = structuredClone(base);

@@ -1,5 +1,5 @@
-// The Webhook record as the API renders it (specification, "Webhook"). The HttpAuth password is never
-// echoed: a set password reads as a fixed mask, which PUT also understands as "unchanged".
+// The Webhook record as the API renders it (docs/reference/webhooks.md, "Webhook record"). The HttpAuth
+// password is never echoed: a set password reads as a fixed mask, which PUT also understands as "unchanged".
 import type { Selectable } from 'kysely';
 import type { WebhooksTable } from '../../infra/db/tables/webhooks.js';
 import { fromJson } from '../../infra/db/util.js';

@@ -4,6 +4,8 @@ import type { BouncesTable } from './tables/bounces.js';
 import type { InboundReportsTable } from './tables/bounces-extra.js';
 import type { JobsTable } from './tables/jobs.js';
 import type { MessageStreamsTable } from './tables/message-streams.js';
+import type { MtaStsPoliciesTable } from './tables/mta-sts.js';
+import type { PeriodicTasksTable } from './tables/periodic-tasks.js';
 import type {
   MessageAttachmentsTable,
   MessageEventsTable,
@@ -26,6 +28,8 @@ export interface Database {
   servers: ServersTable;
   message_streams: MessageStreamsTable;
   jobs: JobsTable;
+  periodic_tasks: PeriodicTasksTable;
+  mta_sts_policies: MtaStsPoliciesTable;
   messages: MessagesTable;
   message_recipients: MessageRecipientsTable;
   message_attachments: MessageAttachmentsTable;

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { skipLockedClause } from '../db/row-locks.js';
+import { executeUnsynced } from '../db/unsynced.js';
 import type { Job } from './types.js';
 
 export interface ClaimOptions {
@@ -20,17 +22,15 @@ export interface ClaimOptions {
 /**
  * Claims up to `limit` due jobs by taking a lease on them. A job is due when run_at has passed and it has no
  * live lease; an expired lease means its worker died, so the job is claimed again (at-least-once).
- * PostgreSQL: FOR UPDATE SKIP LOCKED lets many workers claim side by side without blocking each other.
- * SQLite: the single writer makes the UPDATE ... RETURNING atomic by itself.
+ * Several workers claim side by side without blocking each other (skipLockedClause, db/row-locks.ts).
  */
 export async function claimJobs(database: Db, o: ClaimOptions): Promise<Job[]> {
   if (o.limit <= 0 || o.queues.length === 0) return [];
-  const { db, dialect } = database;
   const exclude = o.excludeGroups ?? [];
   const due = sql`queue in (${sql.join(o.queues)}) and run_at <= ${o.now} and (locked_until is null or locked_until < ${o.now})${
     exclude.length > 0 ? sql` and (group_key is null or group_key not in (${sql.join(exclude)}))` : sql``
   }`;
-  const lock = dialect === 'postgres' ? sql` for update skip locked` : sql``;
+  const lock = skipLockedClause(database.dialect);
   let ids;
   if (!o.groupCap) {
     ids = sql`select id from jobs where ${due} order by run_at limit ${o.limit}${lock}`;
@@ -51,20 +51,6 @@ export async function claimJobs(database: Db, o: ClaimOptions): Promise<Job[]> {
   }
   const claim = sql<Job>`update jobs set locked_by = ${o.workerId}, locked_until = ${o.now + o.leaseMs}, attempts = attempts + 1
     where id in (${ids}) returning *`;
-  if (dialect === 'postgres') return (await claim.execute(db)).rows;
-  // SQLite runs COMMIT, and with synchronous=FULL its fsync, on the event loop. A claim needs no fsync: lost
-  // to a power failure, it leaves the job unclaimed, to be claimed again (at-least-once, as when a worker
-  // dies), and the next FULL commit syncs the write-ahead log with this claim in it, in order. The
-  // connection is held throughout so no other transaction commits with NORMAL meanwhile, and the setting
-  // found is put back (a database opened below FULL stays so).
-  return db.connection().execute(async (conn) => {
-    const level = Number(Object.values((await sql<Record<string, number>>`pragma synchronous`.execute(conn)).rows[0] ?? {})[0] ?? 2);
-    if (level <= 1) return (await claim.execute(conn)).rows;
-    await sql`pragma synchronous = NORMAL`.execute(conn);
-    try {
-      return (await claim.execute(conn)).rows;
-    } finally {
-      await sql.raw(`pragma synchronous = ${level}`).execute(conn);
-    }
-  });
+  // A claim lost to a power failure leaves the job unclaimed, to be claimed again: it needs no fsync.
+  return executeUnsynced(database, claim);
 }

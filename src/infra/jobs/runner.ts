@@ -4,7 +4,8 @@ import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { backoffDelay, DEFAULT_SCHEDULE } from './backoff.js';
 import { claimJobs } from './claim.js';
-import { completeJob, rescheduleJob } from './complete.js';
+import { completeJob } from './complete.js';
+import { rescheduleJob } from './reschedule.js';
 import { beat, forgetWorker, purgeStaleWorkers, releaseLeases, renewLeases } from './renew.js';
 import type { Job } from './types.js';
 

@@ -9,4 +9,5 @@ export interface Job {
   last_error: string | null;
   group_key: string | null;
   created_at: number;
+  message_id: string | null;
 }

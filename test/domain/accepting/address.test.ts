@@ -1,3 +1,4 @@
+// tier: unit
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AddressError, parseAddressList, parseSingleMailbox } from '../../../src/infra/mime/address.js';

@@ -1,3 +1,4 @@
+// tier: unit
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { classifyStatus } from '../../../src/domain/bounces/classify.js';

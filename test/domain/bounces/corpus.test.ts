@@ -1,3 +1,4 @@
+// tier: unit
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { scoreCorpus } from '../../fixtures/bounce-corpus.js';

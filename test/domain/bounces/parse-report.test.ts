@@ -1,3 +1,4 @@
+// tier: unit
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { messageIdFromHeader, PARSE_LIMIT_BYTES, parseReport } from '../../../src/domain/bounces/parse-report.js';
@@ -23,7 +24,7 @@ const CORPUS: Array<[file: string, kind: string, type: string | null, permanent:
   ['vacation-rfc3834.eml', 'autoreply', 'AutoResponder', false],
   ['challenge-response.eml', 'autoreply', 'ChallengeVerification', false],
   ['not-a-bounce.eml', 'unknown', null, false],
-  // What recipients ask for (reference.md: AddressChange 128, Unsubscribe 16, Subscribe 32).
+  // What recipients ask for (docs/reference/bounces.md: AddressChange 128, Unsubscribe 16, Subscribe 32).
   ['address-change-autoreply.eml', 'autoreply', 'AddressChange', false, 'new address: jane.doe@newcompany.example'],
   ['address-change-no-longer-monitored.eml', 'autoreply', 'AddressChange', false, 'new address: ap@finance.recipient.example'],
   ['address-change-person.eml', 'autoreply', 'AddressChange', false, 'new address: tom.r@personal.example'],

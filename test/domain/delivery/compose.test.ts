@@ -1,3 +1,4 @@
+// tier: unit
 // The in-memory MIME composer (delivery/compose.ts, mail/mime-*.ts): what it builds parses back (postal-mime)
 // to what was given, in every structure it makes, and stays 7-bit with lines within RFC 5322's limits.
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
-// Recipients' requests arriving at the bounce listener over real SMTP: address-change notices and
-// unsubscribe / subscribe replies become bounce records of the published types (reference.md: AddressChange
-// 128, Unsubscribe 16, Subscribe 32), none of which is inactive, so nobody is suppressed.
+// Recipients' requests arriving at the bounce listener over real SMTP: address-change notices and unsubscribe /
+// subscribe replies become bounce records of the published types (docs/reference/bounces.md, "Types and codes":
+// AddressChange 128, Unsubscribe 16, Subscribe 32), none of which is inactive, so nobody is suppressed.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadFixture } from '../../fixtures/load.js';
@@ -51,7 +51,7 @@ describe('inbound: address changes and list requests from recipients', () => {
       assert.notEqual(rcpt.status, 'Bounced');
       const again = await s.request('POST', '/email', { body: { From: FROM, To: to, Subject: 'x', TextBody: 'x' } });
       assert.equal(again.status, 200, again.text);
-      // Nothing to activate (reference.md: CanActivate false): 1003.
+      // Nothing to activate (docs/reference/bounces.md: CanActivate false): 1003.
       const act = await s.request('PUT', `/bounces/${b.ID}/activate`);
       assert.equal(act.status, 422);
       assert.equal(act.body.ErrorCode, 1003);

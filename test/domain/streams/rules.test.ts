@@ -1,7 +1,7 @@
+// tier: unit
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkStreamId, deriveStreamId, withSuffix } from '../../../src/domain/streams/rules.js';
-import { collectMessageIds } from '../../../src/domain/streams/job-message-ids.js';
 
 describe('stream ID rules', () => {
   it('derives IDs that pass the ID rules from any Name', () => {
@@ -22,12 +22,5 @@ describe('stream ID rules', () => {
     }
     assert.equal(withSuffix('a'.repeat(30), 12), `${'a'.repeat(27)}-12`);
     assert.equal(checkStreamId(withSuffix('a'.repeat(30), 12)).length, 30);
-  });
-
-  it('finds the messages a queued job names, at any depth', () => {
-    assert.deepEqual(collectMessageIds('{"messageId":"m1","domain":"x"}'), ['m1']);
-    assert.deepEqual(collectMessageIds('{"event":{"MessageID":"m2"},"messageIds":["m3","m4"]}'), ['m2', 'm3', 'm4']);
-    assert.deepEqual(collectMessageIds('{"notificationId":5}'), []);
-    assert.deepEqual(collectMessageIds('not json'), []);
   });
 });

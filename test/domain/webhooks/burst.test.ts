@@ -1,3 +1,4 @@
+// tier: slow
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startService, type TestService } from '../../helpers/service.js';

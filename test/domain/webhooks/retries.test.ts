@@ -4,6 +4,7 @@ import { claimJobs } from '../../../src/infra/jobs/claim.js';
 import { purgeNotifications, webhookHandler } from '../../../src/domain/webhooks/deliver.js';
 import { WEBHOOK_RETRY_SCHEDULE } from '../../../src/domain/webhooks/queue.js';
 import { startService, type TestService } from '../../helpers/service.js';
+import { withDeadline } from '../../helpers/wait.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
 import { addHook, insertMessage, record } from './fixtures.js';
 
@@ -160,16 +161,18 @@ describe('webhook delivery: retries, 403, give-up, timeouts', () => {
     const fast = webhookHandler(s.ctx, { timeoutMs: 300 });
     s.ctx.runner.register(fast);
     try {
-      rx.delay(2_000);
+      // The target never answers while held: the attempt can only end by being cut at the timeout (a drain
+      // that does not return within the deadline means it was not cut).
+      rx.hold();
+      const answeredBefore = rx.answered();
       const t = await oneEvent('/slow');
-      const started = Date.now();
-      await s.drain();
-      assert.ok(Date.now() - started < 1_900, 'the attempt was cut at the timeout');
+      await withDeadline(s.drain(), 10_000, 'the attempt to be cut at its 300 ms timeout');
+      assert.equal(rx.answered(), answeredBefore, 'the attempt ended before the target answered');
       const n = await t.notification();
       assert.equal(n.status, 'pending');
       assert.match(n.last_error!, /timed out after 300 ms/);
     } finally {
-      rx.delay(0);
+      rx.release();
       fast.close();
       s.ctx.runner.register(webhookHandler(s.ctx));
     }

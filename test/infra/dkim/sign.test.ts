@@ -1,3 +1,4 @@
+// tier: unit
 // The DKIM signer (src/infra/dkim/sign.ts): RFC 6376's own canonicalization example, and signatures that an
 // independent verifier (mailauth) accepts against the public key, over messages with folded, repeated and
 // white-space-heavy header fields and bodies with trailing white space and empty lines.

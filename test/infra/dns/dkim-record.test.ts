@@ -1,3 +1,4 @@
+// tier: unit
 import assert from 'node:assert/strict';
 import { Resolver } from 'node:dns/promises';
 import { after, before, describe, it } from 'node:test';

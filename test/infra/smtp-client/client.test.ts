@@ -1,3 +1,4 @@
+// tier: unit
 // The delivery SMTP client (src/infra/smtp-client/client.ts) against a real smtp-server on loopback: pipelined and
 // one-command-at-a-time transactions, dot-stuffing, per-command refusals, AUTH PLAIN and LOGIN, STARTTLS
 // and implicit TLS, and a connection the server drops.

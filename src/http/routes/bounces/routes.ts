@@ -8,7 +8,7 @@ import { BounceIdParams, BounceListQuery } from './schemas.js';
 const base = { tags: ['bounces'], security: [{ serverToken: [] }] };
 const config = { auth: 'server', validationErrorCode: ErrorCode.BounceQueryError } as const;
 
-/** Delivery stats and bounces of the token's server (reference.md, "Bounces"). */
+/** Delivery stats and bounces of the token's server (docs/reference/bounces.md). */
 export default async function bounceRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get('/deliverystats', { config, schema: base }, async (req) => deliveryStats(ctx, serverAuth(req.auth).serverId));
 

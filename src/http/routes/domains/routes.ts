@@ -15,7 +15,7 @@ import { ApiError, ErrorCode } from '../../../domain/errors.js';
 import { accountAuth, type App } from '../../types.js';
 import { CreateDomainBody, DomainIdParams, DomainListQuery, UpdateDomainBody } from './schemas.js';
 
-/** Domains of the account (specification, "Domains"; reference.md codes 510-516). */
+/** Domains of the account (docs/reference/domains.md; codes 510-516). */
 export default async function domainRoutes(app: App, ctx: AppContext): Promise<void> {
   const config = { auth: 'account' as const, validationErrorCode: ErrorCode.DomainInvalidFields };
   const base = { tags: ['domains'], security: [{ accountToken: [] }] };

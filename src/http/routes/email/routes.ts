@@ -10,7 +10,7 @@ import { BatchBodySchema, BatchResultSchema, OutgoingMessageSchema, SendResultSc
 const documentOnly = () => (data: unknown) => ({ value: data });
 const config = { auth: 'server', allowTestToken: true, validationErrorCode: ErrorCode.InvalidEmailRequest } as const;
 
-/** POST /email and /email/batch (specification, "Sending"). */
+/** POST /email and /email/batch (docs/reference/sending.md). */
 export default async function emailRoutes(app: App, ctx: AppContext): Promise<void> {
   // On shutdown, requests already handed to the group committer are committed before the database closes.
   app.addHook('onClose', () => committerFor(ctx).drain());

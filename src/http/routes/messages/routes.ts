@@ -19,7 +19,7 @@ function metadataFilters(query: Record<string, unknown>): Record<string, string>
 }
 
 /**
- * Message search, details, raw source, opens and clicks (specification, "Messages"), each also under the
+ * Message search, details, raw source, opens and clicks (docs/reference/messages.md), each also under the
  * hosted service's /messages/outbound/... paths so its SDKs work unchanged.
  */
 export default async function messagesRoutes(app: App, ctx: AppContext): Promise<void> {

@@ -19,7 +19,7 @@ async function requireBody(req: { body: unknown }): Promise<void> {
   if (req.body === undefined || req.body === null) throw new ApiError(ErrorCode.SignatureNoData, 'The request carries no sender signature data.');
 }
 
-/** Sender signatures of the account (specification, "Sender signatures"; reference.md codes 500-507, 520-522). */
+/** Sender signatures of the account (docs/reference/sender-signatures.md; codes 500-507, 520-522). */
 export default async function senderRoutes(app: App, ctx: AppContext): Promise<void> {
   const config = { auth: 'account' as const, validationErrorCode: ErrorCode.SignatureFieldInvalid };
   const base = { tags: ['senders'], security: [{ accountToken: [] }] };

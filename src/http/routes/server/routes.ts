@@ -6,7 +6,7 @@ import { serverSettingsPatch } from '../../../domain/servers/server-settings.js'
 import { serverView } from '../../../domain/servers/server-view.js';
 import { ServerSettingsBody } from './schemas.js';
 
-/** GET/PUT /server: the server that owns the token (reference.md, "Servers"). */
+/** GET/PUT /server: the server that owns the token (docs/reference/servers.md). */
 export default async function serverRoutes(app: App, ctx: AppContext): Promise<void> {
   const load = async (serverId: number) => {
     const row = await ctx.db.selectFrom('servers').selectAll().where('id', '=', serverId).executeTakeFirst();

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 
 const Str = Type.String({ maxLength: 2048 });
 
-/** Writable server fields (reference.md, "Servers"); shared with the account's /servers API. */
+/** Writable server fields (docs/reference/servers.md); shared with the account's /servers API. */
 export const ServerSettingsFields = {
   Name: Type.Optional(Str),
   Color: Type.Optional(Str),

@@ -1,4 +1,4 @@
-// The account's servers (reference.md, "Servers"). Thin: the rules live in src/domain/servers/.
+// The account's servers (docs/reference/servers.md). Thin: the rules live in src/domain/servers/.
 import type { AppContext } from '../../../context.js';
 import { accountAuth, type App } from '../../types.js';
 import {

@@ -1,4 +1,4 @@
-// Outbound statistics (reference.md, "Statistics"), read from the permanent daily counters.
+// Outbound statistics (docs/reference/statistics.md), read from the permanent daily counters.
 import type { AppContext } from '../../../context.js';
 import { serverAuth, type App } from '../../types.js';
 import { daySeries, outboundOverview, SERIES } from '../../../domain/stats/reports.js';

@@ -1,4 +1,4 @@
-// Message streams (specification, "Message streams"; reference.md codes 1221-1237). Thin: the rules live in
+// Message streams (docs/reference/streams.md; codes 1221-1237). Thin: the rules live in
 // src/domain/streams/.
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';

@@ -1,4 +1,4 @@
-// Suppressions of one stream (specification, "Suppressions"). Per-item failures come back with HTTP 200.
+// Suppressions of one stream (docs/reference/suppressions.md). Per-item failures come back with HTTP 200.
 import type { AppContext } from '../../../context.js';
 import { serverAuth, type App } from '../../types.js';
 import { getStream } from '../../../domain/streams/find-stream.js';

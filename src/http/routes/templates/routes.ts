@@ -1,4 +1,4 @@
-// Templates (reference.md, "Templates"). Thin: the rules live in src/domain/templates/.
+// Templates (docs/reference/templates.md). Thin: the rules live in src/domain/templates/.
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { accountAuth, serverAuth, type App } from '../../types.js';

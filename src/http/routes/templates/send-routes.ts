@@ -1,5 +1,6 @@
-// POST /email/withTemplate and /email/batchWithTemplates (reference.md, "Templates"). The body is validated
-// by src/domain/templates/send-with-template.ts and the sending area's accept path, each message on its own.
+// POST /email/withTemplate and /email/batchWithTemplates (docs/reference/templates.md, "Sending with a
+// template"). The body is validated by src/domain/templates/send-with-template.ts and the sending area's accept
+// path, each message on its own.
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { ApiError, ErrorCode } from '../../../domain/errors.js';

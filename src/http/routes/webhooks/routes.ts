@@ -16,7 +16,7 @@ function webhookId(text: string): number {
   return Number(text);
 }
 
-/** Webhooks of the token's server (specification, "Webhooks (token S)"). */
+/** Webhooks of the token's server (docs/reference/webhooks.md). */
 export default async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get('/webhooks', { config: { auth: 'server' }, schema: { tags, security, querystring: ListQuery } }, async (req) => {
     const rows = await listWebhooks(ctx, serverAuth(req.auth).serverId, req.query.messagestream);

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 const Flag = Type.Optional(Type.Union([Type.Boolean(), Type.Null()]));
 const Trigger = <T extends Record<string, typeof Flag>>(props: T) => Type.Optional(Type.Union([Type.Object(props), Type.Null()]));
 
-/** Trigger keys and options (reference.md, "Webhook payloads": trigger options). */
+/** Trigger keys and options (docs/reference/webhooks.md, "Events and triggers"). */
 export const TriggersBody = Type.Optional(
   Type.Union([
     Type.Object({

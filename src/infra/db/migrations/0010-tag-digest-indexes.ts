@@ -1,9 +1,9 @@
-// A Tag may be 1000 characters (specification, Limits): up to ~3 KB of UTF-8, more than a PostgreSQL
-// b-tree entry may hold (~2.7 KB) when the text does not compress, so such a send failed in the index.
-// On PostgreSQL each tag index is split in two partial indexes: tags up to 2000 bytes keep the plain index
-// (index-only scans, as fast as before), longer ones are indexed by md5(tag). db/util.ts tagEquals picks
-// the matching form by the length of the searched value. SQLite has no entry size limit and keeps its
-// plain indexes.
+// A Tag may be 1000 characters (docs/reference/api-conventions.md, "Limits"): up to ~3 KB of UTF-8, more than a
+// PostgreSQL b-tree entry may hold (~2.7 KB) when the text does not compress, so such a send failed in the
+// index. On PostgreSQL each tag index is split in two partial indexes: tags up to 2000 bytes keep the plain
+// index (index-only scans, as fast as before), longer ones are indexed by md5(tag). db/util.ts tagEquals picks
+// the matching form by the length of the searched value. SQLite has no entry size limit and keeps its plain
+// indexes.
 import { sql, type Kysely } from 'kysely';
 import type { MigrationDialect } from './helpers.js';
 

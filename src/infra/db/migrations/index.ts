@@ -13,6 +13,9 @@ import * as m0009 from './0009-templates-stats.js';
 import * as m0010 from './0010-tag-digest-indexes.js';
 import * as m0012 from './0012-drop-messages-retention-index.js';
 import * as m0011 from './0011-drop-plain-recipient-index.js';
+import * as m0013 from './0013-jobs-message-id.js';
+import * as m0019 from './0019-mta-sts.js';
+import * as m0020 from './0020-periodic-tasks.js';
 import * as m0017 from './0017-worker-heartbeats.js';
 
 export const migrations: Record<string, Migration> = {
@@ -28,5 +31,8 @@ export const migrations: Record<string, Migration> = {
   '0010-tag-digest-indexes': m0010,
   '0011-drop-plain-recipient-index': m0011,
   '0012-drop-messages-retention-index': m0012,
+  '0013-jobs-message-id': m0013,
+  '0019-mta-sts': m0019,
+  '0020-periodic-tasks': m0020,
   '0017-worker-heartbeats': m0017,
 };

@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-/** Bounce and spam-complaint records (reference.md, "Bounces"). */
+/** Bounce and spam-complaint records (docs/reference/bounces.md). */
 export interface BouncesTable {
   id: Generated<number>;
   server_id: number;

@@ -18,4 +18,6 @@ export interface JobsTable {
   /** Jobs of one group (e.g. a destination domain) can be kept from running too many at once. */
   group_key: string | null;
   created_at: number;
+  /** The message the job concerns (a delivery), so the queue can be searched by message (migration 0013). */
+  message_id: WithDefault<string | null>;
 }

@@ -53,7 +53,10 @@ export interface MessageAttachmentsTable {
   name: string;
   content_type: string;
   content_id: string | null;
-  /** Base64 content; set to null once every recipient is settled (specification, general rule 6). */
+  /**
+   * Base64 content; set to null once every recipient is settled (docs/reference/api-conventions.md, "General
+   * rules" 6).
+   */
   content: string | null;
   size: number;
 }

@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 import type { WithDefault } from './defaults.js';
 
-/** Standard and Layout templates (reference.md, "Templates"). */
+/** Standard and Layout templates (docs/reference/templates.md). */
 export interface TemplatesTable {
   id: Generated<number>;
   server_id: number;
@@ -21,7 +21,10 @@ export interface TemplatesTable {
   updated_at: number;
 }
 
-/** Permanent daily statistics counters (specification rule 4); see src/domain/stats/counters.ts. */
+/**
+ * Permanent daily statistics counters (docs/reference/api-conventions.md, "General rules" 4); see
+ * src/domain/stats/counters.ts.
+ */
 export interface StatsDailyTable {
   server_id: number;
   stream_id: string;

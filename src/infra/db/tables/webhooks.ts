@@ -1,7 +1,10 @@
 import type { WithDefault } from './defaults.js';
 import type { Generated } from 'kysely';
 
-/** A notification target of one stream (reference.md, "Webhook"). Secrets are sealed at rest. */
+/**
+ * A notification target of one stream (docs/reference/webhooks.md, "Webhook record"). Secrets are sealed at
+ * rest.
+ */
 export interface WebhooksTable {
   id: Generated<number>;
   server_id: number;

@@ -25,8 +25,8 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
-import type { Database } from '../../infra/db/schema.js';
+import type { Db } from './database.js';
+import type { Database } from './schema.js';
 
 export interface Durability {
   /** Runs `fn` in one transaction; `messages` (default 1) is how many messages it stores. */
@@ -203,14 +203,19 @@ class FileSync {
   }
 }
 
-export function createDurability(ctx: AppContext): Durability {
+/**
+ * The commit of the sending path's groups for this database: the machinery above on a SQLite file, a plain
+ * transaction on PostgreSQL and on an in-memory SQLite database. `databaseUrl` names the file.
+ */
+export function createDurability(database: Db, databaseUrl: string): Durability {
+  const db = database.db;
   const plain: Durability = {
-    transact: (fn) => ctx.db.transaction().execute(fn),
+    transact: (fn) => db.transaction().execute(fn),
     flush: async () => {},
     close: async () => {},
   };
-  const file = ctx.config.databaseUrl.replace(/^file:\/\//i, '');
-  if (ctx.dialect !== 'sqlite' || file === ':memory:' || file === '') return plain;
+  const file = databaseUrl.replace(/^file:\/\//i, '');
+  if (database.dialect !== 'sqlite' || file === ':memory:' || file === '') return plain;
 
   const walSync = new FileSync([`${file}-wal`, file]);
   const checkpointer = new Checkpointer(file);
@@ -223,21 +228,21 @@ export function createDurability(ctx: AppContext): Durability {
   return {
     async transact(fn, messages = 1) {
       if (level === null) {
-        const r = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(ctx.db);
+        const r = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(db);
         level = Number(r.rows[0]?.synchronous ?? FULL);
-        if (level >= FULL) await sql.raw(`PRAGMA wal_autocheckpoint = ${WAL_SAFETY_PAGES}`).execute(ctx.db);
+        if (level >= FULL) await sql.raw(`PRAGMA wal_autocheckpoint = ${WAL_SAFETY_PAGES}`).execute(db);
       }
       if (level < FULL) return plain.transact(fn);
       if (checkpointer.failed && !restored) {
         restored = true;
-        await sql`PRAGMA wal_autocheckpoint = 1000`.execute(ctx.db);
+        await sql`PRAGMA wal_autocheckpoint = 1000`.execute(db);
       } else if (sinceComplete >= HARD_EVERY && !checkpointer.failed) {
         // No sending transaction runs during this one: it copies the whole WAL, which then restarts.
         if (await checkpointer.complete()) sinceComplete = 0;
         sinceStart = 0;
       }
       const restore = level === FULL ? RESTORE_FULL : CompiledQuery.raw(`PRAGMA synchronous = ${level}`);
-      const result = await ctx.db.connection().execute(async (conn) => {
+      const result = await db.connection().execute(async (conn) => {
         await conn.executeQuery(NORMAL);
         try {
           await conn.executeQuery(BEGIN);
