@@ -1,3 +1,4 @@
+// tier: slow
 // Containers cannot run on the build machine: the Dockerfile, compose.yaml and the systemd unit are checked
 // as far as possible without one, and the image's start command is run outside a container with the image's
 // own settings.

@@ -1,3 +1,4 @@
+// tier: slow
 // `mailroom serve` as an operator runs it: a real process, its exit code and its lines. A second instance on
 // a taken port stops at once naming the setting; SIGTERM under load drains and loses no accepted message.
 import assert from 'node:assert/strict';
