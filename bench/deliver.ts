@@ -18,6 +18,7 @@ import { loadConfig } from '../src/config.js';
 import { createContext, type AppContext } from '../src/context.js';
 import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { registerDelivery } from '../src/domain/delivery/register.js';
+import { deliveryParts } from '../src/worker.js';
 import { acceptMessages } from '../src/domain/accepting/accept.js';
 import { runPostfix } from './postfix.js';
 
@@ -122,7 +123,7 @@ async function benchMailroom(dialect: 'sqlite' | 'postgres'): Promise<{ rate: nu
   try {
     // Warm-up (JIT, connection pool, statement caches), not measured.
     await accept(ctx, 500);
-    const stop = registerDelivery(ctx);
+    const stop = registerDelivery(ctx, deliveryParts(ctx));
     await ask('reset');
     ctx.runner.start();
     await waitForSink(500);

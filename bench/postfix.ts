@@ -32,7 +32,8 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   }
 }
 
-export async function runPostfix<T>(sinkPort: number, use: (port: number) => Promise<T>): Promise<T> {
+/** `extraMain`: more main.cf lines (bench/submission defers delivery to measure intake alone). */
+export async function runPostfix<T>(sinkPort: number, use: (port: number) => Promise<T>, extraMain: string[] = []): Promise<T> {
   if (!existsSync('/usr/sbin/postfix')) throw new Error('Postfix is not installed (apt-get install postfix)');
   if (process.getuid?.() !== 0) throw new Error('Postfix needs root to start');
   const dir = mkdtempSync(join(tmpdir(), 'mailroom-postfix-'));
@@ -65,6 +66,7 @@ export async function runPostfix<T>(sinkPort: number, use: (port: number) => Pro
       'smtputf8_enable = no',
       'alias_maps =',
       'alias_database =',
+      ...extraMain,
     ].join('\n') + '\n',
   );
   const env = { ...process.env, MAIL_CONFIG: conf };

@@ -16,7 +16,6 @@ import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { buildApp } from '../src/http/app.js';
-import { committerFor } from '../src/domain/accepting/group-commit.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -96,7 +95,7 @@ const ceiling = await measure('bare', `http://127.0.0.1:${barePort}/bare`, singl
 const before = await count();
 const email = await measure('email', `http://127.0.0.1:${port}/email`, single, CONNECTIONS);
 const afterSingle = await count();
-const groups = { ...committerFor(ctx).stats };
+const groups = { ...ctx.sendBatcher.stats };
 const batchConnections = Math.max(1, Math.min(CONNECTIONS, 4));
 const batched = await measure('batch', `http://127.0.0.1:${port}/email/batch`, batch, batchConnections);
 const afterBatch = await count();

@@ -29,6 +29,19 @@ export interface InboundTls {
   key: string;
 }
 
+/** The SMTP submission listener (src/smtp-listeners/submission-listener.ts), run by the role answering HTTP. */
+export interface SubmissionConfig {
+  host: string;
+  /** MAILROOM_SUBMISSION_PORT (plain, with STARTTLS when a certificate is set); null: `off`. */
+  port: number | null;
+  /** MAILROOM_SUBMISSION_TLS_PORT: implicit TLS (RFC 8314 3.3); null: none. Needs the certificate. */
+  tlsPort: number | null;
+  /** MAILROOM_SUBMISSION_TLS_CERT / _KEY. */
+  tls: InboundTls | null;
+  /** MAILROOM_SUBMISSION_ALLOW_INSECURE_AUTH: AUTH in clear text from non-loopback clients. */
+  allowInsecureAuth: boolean;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -40,6 +53,10 @@ export interface Config {
   inboundSmtpPort: number;
   /** MAILROOM_INBOUND_TLS_CERT / _KEY; null: the listener offers no STARTTLS. */
   inboundTls: InboundTls | null;
+  /** MAILROOM_INBOUND_DOMAIN: servers' inbound addresses are <InboundHash>[+<MailboxHash>]@this domain. */
+  inboundDomain: string;
+  /** MAILROOM_SPAMD (host:port of a SpamAssassin spamd); null: inbound mail gets no spam score. */
+  spamd: { host: string; port: number } | null;
   dnsServers: DnsServer[] | null;
   returnPathDomain: string;
   spfInclude: string;
@@ -65,6 +82,7 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | null;
+  submission: SubmissionConfig;
 }
 
 export class ConfigError extends Error {
@@ -170,9 +188,7 @@ function parseDatabaseUrl(env: Env): string {
  * here, at start, so that a wrong path, a file that is not PEM, or a key that does not belong to the
  * certificate stops the process instead of failing each STARTTLS handshake later.
  */
-function parseInboundTls(env: Env): InboundTls | null {
-  const CERT = 'MAILROOM_INBOUND_TLS_CERT';
-  const KEY = 'MAILROOM_INBOUND_TLS_KEY';
+function parseInboundTls(env: Env, CERT = 'MAILROOM_INBOUND_TLS_CERT', KEY = 'MAILROOM_INBOUND_TLS_KEY'): InboundTls | null {
   const certPath = env[CERT] ?? '';
   const keyPath = env[KEY] ?? '';
   if (!certPath && !keyPath) return null;
@@ -211,10 +227,43 @@ function httpTimeouts(env: Env): Config['http'] {
   return { requestTimeoutMs, headersTimeoutMs, idleTimeoutMs };
 }
 
+/** A port number, or null for `off` (the listener is not started). */
+function optionalPort(env: Env, name: string, fallback: number | null): number | null {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  if (/^(off|none|disabled)$/i.test(v)) return null;
+  return int(env, name, 0, 0, 65535);
+}
+
+function parseSubmission(env: Env): SubmissionConfig {
+  const tls = parseInboundTls(env, 'MAILROOM_SUBMISSION_TLS_CERT', 'MAILROOM_SUBMISSION_TLS_KEY');
+  const tlsPort = optionalPort(env, 'MAILROOM_SUBMISSION_TLS_PORT', null);
+  if (tlsPort !== null && !tls) throw new ConfigError('MAILROOM_SUBMISSION_TLS_PORT', 'needs MAILROOM_SUBMISSION_TLS_CERT and _KEY');
+  return {
+    host: str(env, 'MAILROOM_SUBMISSION_HOST', '127.0.0.1'),
+    port: optionalPort(env, 'MAILROOM_SUBMISSION_PORT', 2587),
+    tlsPort,
+    tls,
+    allowInsecureAuth: bool(env, 'MAILROOM_SUBMISSION_ALLOW_INSECURE_AUTH', false),
+  };
+}
+
+/** MAILROOM_SPAMD: "host:port" (IPv6 as "[::1]:783") of a spamd speaking SPAMC/1.5. */
+function parseSpamd(env: Env): { host: string; port: number } | null {
+  const name = 'MAILROOM_SPAMD';
+  const v = (env[name] ?? '').trim();
+  if (v === '') return null;
+  const m = /^\[([0-9a-f:.]+)\]:(\d+)$/i.exec(v) ?? /^([a-z0-9.-]+):(\d+)$/i.exec(v);
+  if (!m) throw new ConfigError(name, `expected host:port, got ${JSON.stringify(v)}`);
+  const port = Number(m[2]);
+  if (port < 1 || port > 65535) throw new ConfigError(name, `bad port in ${JSON.stringify(v)}`);
+  return { host: m[1], port };
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-/** Variables read outside this file (src/domain/delivery/options.ts), named here so that they are known. */
-export const READ_ELSEWHERE = ['MAILROOM_EHLO_NAME', 'MAILROOM_DELIVERY_LEASE_SECONDS'];
+/** Variables read outside this file (delivery/options.ts, data-removals/register.ts), named here so that they are known. */
+export const READ_ELSEWHERE = ['MAILROOM_EHLO_NAME', 'MAILROOM_DELIVERY_LEASE_SECONDS', 'MAILROOM_DATA_REMOVAL_BATCH'];
 
 /**
  * Reads the configuration; an unknown MAILROOM_* variable (a misspelling) stops the start naming the nearest
@@ -272,6 +321,8 @@ function readConfig(env: Env): Config {
     inboundSmtpHost: str(env, 'MAILROOM_INBOUND_SMTP_HOST', '127.0.0.1'),
     inboundSmtpPort: int(env, 'MAILROOM_INBOUND_SMTP_PORT', 2525, 0, 65535),
     inboundTls: parseInboundTls(env),
+    inboundDomain: hostname(env, 'MAILROOM_INBOUND_DOMAIN', `inbound.${returnPathDomain}`),
+    spamd: parseSpamd(env),
     dnsServers: parseDnsServers(env),
     returnPathDomain,
     spfInclude: hostname(env, 'MAILROOM_SPF_INCLUDE', `spf.${returnPathDomain}`),
@@ -287,9 +338,6 @@ function readConfig(env: Env): Config {
     http: httpTimeouts(env),
     shutdownTimeoutMs: int(env, 'MAILROOM_SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 3600) * 1000,
     metricsToken: token('MAILROOM_METRICS_TOKEN'),
+    submission: parseSubmission(env),
   };
-}
-
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url);
 }

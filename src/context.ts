@@ -13,6 +13,9 @@ import { Scheduler } from './infra/jobs/scheduler.js';
 import { createLogger, type Logger } from './infra/logger.js';
 import { createMetrics, type Metrics } from './infra/metrics.js';
 import { queueStats } from './infra/jobs/stats.js';
+import { SendBatcher } from './domain/accepting/send-batcher.js';
+import { deliveryOptions } from './domain/delivery/options.js';
+import { SmtpPool } from './domain/delivery/smtp-pool.js';
 
 export interface AppContext {
   config: Config;
@@ -29,6 +32,12 @@ export interface AppContext {
   scheduler: Scheduler;
   /** Prometheus metrics of this process (GET /metrics). */
   metrics: Metrics;
+  /** The group commit of every send request (POST /email and the other send routes). */
+  sendBatcher: SendBatcher;
+  /** Pooled SMTP sessions, shared by the delivery worker and system mail. */
+  smtpPool: SmtpPool;
+  /** Ports the listeners bound (set when they start; useful when configured with port 0). */
+  ports: { inboundSmtp: number | null };
   close(): Promise<void>;
 }
 
@@ -56,7 +65,10 @@ export function createContext(config: Config, o: ContextOverrides = {}): AppCont
   if (config.dnsServers) dns.setServers(config.dnsServers.map((s) => (s.host.includes(':') ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`)));
   const runner = new JobRunner({ database, clock, logger });
   const scheduler = new Scheduler(database.db, clock, logger);
-  return {
+  // As many idle sessions per target as jobs may run at once: with fewer, a relay serving every job saw
+  // sessions closed on release and opened again (TCP, greeting, EHLO) a moment later.
+  const smtpPool = new SmtpPool(deliveryOptions(config), Math.max(32, config.deliveryConcurrency));
+  const ctx: Omit<AppContext, 'sendBatcher'> & { sendBatcher?: SendBatcher } = {
     config,
     database,
     db: database.db,
@@ -68,10 +80,17 @@ export function createContext(config: Config, o: ContextOverrides = {}): AppCont
     runner,
     scheduler,
     metrics,
+    smtpPool,
+    ports: { inboundSmtp: null },
     async close() {
+      await ctx.sendBatcher?.drain();
       await scheduler.stop();
       await runner.stop();
+      smtpPool.close();
       await database.close();
     },
   };
+  // The batcher writes through the whole context (events, webhooks, statistics), so it comes last.
+  ctx.sendBatcher = new SendBatcher(ctx as AppContext);
+  return ctx as AppContext;
 }

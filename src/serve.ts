@@ -4,6 +4,7 @@ import { type AppContext, createContext } from './context.js';
 import { migrateToLatest } from './infra/db/migrate.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/types.js';
+import { startSubmissionListener, type SubmissionListener } from './smtp-listeners/submission-listener.js';
 import { startWorker, type WorkerHandle } from './worker.js';
 
 /** Prints the bootstrap tokens once, to stdout and not through the logger (tokens are never logged). */
@@ -30,6 +31,7 @@ export async function serve(config: Config, role: Role): Promise<void> {
   let ctx: AppContext | null = null;
   let app: App | null = null;
   let worker: WorkerHandle | null = null;
+  let submission: SubmissionListener | null = null;
   let stopping = false;
 
   const shutdown = async (signal: string) => {
@@ -49,7 +51,9 @@ export async function serve(config: Config, role: Role): Promise<void> {
     force.unref();
     let code = 0;
     try {
-      await Promise.all([app?.close(), worker?.stop()]);
+      // Stop taking work everywhere at once, then let what is in flight finish: SMTP sessions end, HTTP
+      // requests are answered, jobs settle.
+      await Promise.all([submission?.stop(), app?.close(), worker?.stop()]);
       await ctx?.close();
       ctx?.logger.info('stopped');
     } catch (err) {
@@ -71,6 +75,9 @@ export async function serve(config: Config, role: Role): Promise<void> {
 
   if (role !== 'worker') {
     app = await buildApp(ctx);
+    // SMTP submission belongs to the role that answers HTTP (the API in another protocol); bound before any
+    // background work starts, like HTTP.
+    if (config.submission.port !== null || config.submission.tlsPort !== null) submission = await startSubmissionListener(ctx);
     await app.listen({ host: config.host, port: config.port });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;

@@ -1,6 +1,6 @@
 // A failure to start is one line naming the setting to fix, not a stack trace: a port taken, a database that
 // cannot be reached (its password hidden), a database file that cannot be opened.
-import { isPostgresUrl } from './config.js';
+import { isPostgresUrl } from './infra/db/url.js';
 
 /** The database URL with its password replaced, safe to print. */
 export function redactUrl(url: string): string {

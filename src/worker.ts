@@ -5,13 +5,25 @@ import { purgeExpired, RETENTION_EVERY_MS } from './domain/retention/purge.js';
 import { startInboundListener } from './smtp-listeners/inbound-listener.js';
 import { PURGE_EVERY_MS, purgeReportDigests } from './domain/inbound/purge.js';
 import { registerDelivery } from './domain/delivery/register.js';
+import type { DeliveryParts } from './domain/delivery/handler.js';
+import { DeliveryLoader } from './domain/delivery/load.js';
+import { createOutcomeBatcher } from './domain/delivery/outcome-batcher.js';
+import { envelopeDomain, findSigningKey } from './domain/sender-signatures/signing.js';
 import { registerSenderWorkers } from './domain/sender-signatures/workers.js';
 import { purgeArchivedStreams } from './domain/streams/purge.js';
 import { purgeIdempotencyKeys } from './domain/accepting/idempotency.js';
 import { registerWebhookWorker } from './domain/webhooks/register.js';
+import { registerDataRemovals } from './domain/data-removals/register.js';
+import { registerInbound } from './domain/inbound/register.js';
 
 export interface WorkerHandle {
   stop(): Promise<void>;
+}
+
+/** What the delivery worker shares between its jobs: the context's SMTP pool, one loader, one outcome batcher. */
+export function deliveryParts(ctx: AppContext): DeliveryParts {
+  const senders = { signingKey: (a: number, from: string) => findSigningKey(ctx, a, from), envelopeDomain: (a: number, from: string) => envelopeDomain(ctx, a, from) };
+  return { pool: ctx.smtpPool, loader: new DeliveryLoader(ctx, senders), outcomes: createOutcomeBatcher(ctx) };
 }
 
 /** Registers handlers and tasks on ctx.runner / ctx.scheduler without starting them (tests drive them). */
@@ -21,11 +33,13 @@ export async function registerWorkers(_ctx: AppContext): Promise<Array<() => Pro
   _ctx.scheduler.add({ name: 'retention', everyMs: RETENTION_EVERY_MS, run: async (now) => void (await purgeExpired(_ctx, now)) });
   stops.push((await startInboundListener(_ctx)).stop);
   _ctx.scheduler.add({ name: 'inbound-report-digests-purge', everyMs: PURGE_EVERY_MS, run: async (now) => void (await purgeReportDigests(_ctx, now)) });
-  stops.push(registerDelivery(_ctx));
+  stops.push(registerDelivery(_ctx, deliveryParts(_ctx)));
   registerSenderWorkers(_ctx);
   _ctx.scheduler.add({ name: 'archived-streams-purge', everyMs: 10 * 60_000, run: async (now) => void (await purgeArchivedStreams(_ctx, now)) });
   stops.push(registerWebhookWorker(_ctx));
+  stops.push(registerInbound(_ctx));
   _ctx.scheduler.add({ name: 'idempotency-keys-purge', everyMs: 60 * 60_000, run: (now) => purgeIdempotencyKeys(_ctx.db, now) });
+  registerDataRemovals(_ctx);
   return stops;
 }
 

@@ -1,13 +1,12 @@
 // The accept path of every send operation (POST /email, /email/batch, and the template sends of
-// src/http/routes/templates): validate each message, then check and store the valid ones through the group
-// committer. Returns one outcome per input, in input order; a failed message never stops the others.
+// src/http/routes/templates): validate each message, then check and store the valid ones through the sending
+// batcher. Returns one outcome per input, in input order; a failed message never stops the others.
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../errors.js';
-import { commitUnits, failure, replayed, type SendUnit, type Slot } from './commit-units.js';
-import { committerFor } from './group-commit.js';
-import { findStoredAnswer, type IdempotencyInput } from './idempotency.js';
+import { commitUnits, failure, type SendUnit, type Slot } from './commit-units.js';
+import type { IdempotencyInput } from './idempotency.js';
 import { prepareMessage } from './validate.js';
-import type { SendOutcome } from './types.js';
+import type { PreparedMessage, SendOutcome } from './types.js';
 
 export type { SendOutcome, SendResult } from './types.js';
 export { readIdempotencyKey } from './idempotency.js';
@@ -25,6 +24,9 @@ export interface AcceptOptions {
   idempotency?: IdempotencyInput | null;
   /** Where the messages came from, for the mailroom_messages_accepted_total metric (default 'api'). */
   source?: string;
+  /** Turns an input into a validated message; default prepareMessage (the JSON form). SMTP submission
+   * (src/domain/submission) passes its own, which runs prepareMessage and then applies the envelope. */
+  prepare?: (input: unknown) => PreparedMessage;
 }
 
 /**
@@ -34,24 +36,22 @@ export interface AcceptOptions {
  */
 export async function acceptMessages(ctx: AppContext, auth: SendAuth, inputs: unknown[], opts: AcceptOptions = {}): Promise<SendOutcome[]> {
   const sender = { accountId: auth.accountId, serverId: auth.serverId };
+  // The key is looked up once, in the transaction that would store its answer (commit-units.ts).
   const idempotency = auth.testMode ? null : (opts.idempotency ?? null);
-  if (idempotency) {
-    const stored = await findStoredAnswer(ctx.db, sender.serverId, idempotency, ctx.clock.now());
-    if (stored) return replayed(stored);
-  }
   const slots: Slot[] = inputs.map((input) => {
     try {
-      return { message: prepareMessage(input, { allowTemplateModel: opts.allowTemplateModel ?? false }) };
+      return { message: opts.prepare ? opts.prepare(input) : prepareMessage(input, { allowTemplateModel: opts.allowTemplateModel ?? false }) };
     } catch (err) {
       if (err instanceof ApiError) return { outcome: failure(err) };
       throw err;
     }
   });
   const unit: SendUnit = { sender, slots, idempotency };
-  if (!slots.some((s) => 'message' in s)) return slots.map((s) => (s as { outcome: SendOutcome }).outcome);
+  // Nothing to store: answered at once, unless a key may hold an earlier answer (or belong to another request).
+  if (!idempotency && !slots.some((s) => 'message' in s)) return slots.map((s) => (s as { outcome: SendOutcome }).outcome);
   const result = auth.testMode
     ? (await commitUnits(ctx.db, ctx, [unit], ctx.clock.now(), true))[0]
-    : await committerFor(ctx).submit(unit);
+    : await ctx.sendBatcher.submit(unit);
   if ('error' in result) throw result.error;
   if (!auth.testMode) countAccepted(ctx, slots, result.outcomes, opts.source ?? 'api');
   return result.outcomes;

@@ -6,6 +6,7 @@ import type { AppContext } from '../../context.js';
 import { fromJson } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { recordEvent } from '../events/record.js';
+import { subscriptionChanged } from '../events/subscription-changed.js';
 import { getBounce } from './query.js';
 
 export async function activateBounce(ctx: AppContext, serverId: number, id: number): Promise<{ Message: string; Bounce: Record<string, unknown> }> {
@@ -46,17 +47,8 @@ export async function activateBounce(ctx: AppContext, serverId: number, id: numb
     if (b.message_id) {
       const msg = await trx.selectFrom('messages').select(['tag', 'metadata']).where('id', '=', b.message_id).executeTakeFirst();
       if (msg) {
-        await recordEvent(trx, ctx, {
-          messageId: b.message_id,
-          serverId,
-          streamId: b.stream_id,
-          type: 'SubscriptionChanged',
-          recipient: b.email,
-          occurredAt: now,
-          details: { Origin: 'Customer', SuppressSending: false, SuppressionReason: 'HardBounce' },
-          tag: msg.tag,
-          metadata: fromJson<Record<string, string>>(msg.metadata, {}),
-        });
+        const message = { id: b.message_id, serverId, streamId: b.stream_id, tag: msg.tag, metadata: fromJson<Record<string, string>>(msg.metadata, {}) };
+        await recordEvent(trx, ctx, subscriptionChanged({ message, recipient: b.email, occurredAt: now, origin: 'Customer', suppressSending: false, reason: 'HardBounce' }));
       }
     }
   });

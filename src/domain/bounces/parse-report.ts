@@ -9,24 +9,14 @@
 import PostalMime, { type Attachment, type Email } from 'postal-mime';
 import { classifyStatus } from './classify.js';
 import { isAutoReply, isChallenge } from './auto-reply.js';
+import type { RecipientResult } from './recipient-result.js';
 import { analysePlainBounce, looksLikeBounce, returnedCopy } from './plain-bounce.js';
 import { addressChange, listRequest } from './recipient-requests.js';
 import { field, parseFieldBlocks, parseFields, typedAddress, typedValue } from './report-fields.js';
 
 export type ReportKind = 'dsn' | 'arf' | 'bounce' | 'autoreply' | 'request' | 'unknown';
 
-export interface RecipientResult {
-  /** The failed recipient as reported (Final-Recipient, Original-Rcpt-To, ...), or null when not named. */
-  email: string | null;
-  action: string | null;
-  status: string | null;
-  diagnostic: string | null;
-  remoteMta: string | null;
-  type: string;
-  permanent: boolean;
-  /** Short human-readable text for the bounce record's Details. */
-  details: string;
-}
+export type { RecipientResult } from './recipient-result.js';
 
 export interface OriginalMessage {
   messageId: string | null;

@@ -2,7 +2,7 @@
 // Exim before multipart reports, Yahoo's "Sorry, we were unable to deliver your message"). They are
 // recognized by sender and subject, and read with the diagnostic-text rule table.
 import { classifyStatus } from './classify.js';
-import type { RecipientResult } from './parse-report.js';
+import type { RecipientResult } from './recipient-result.js';
 import { textRule } from './text-rules.js';
 
 const BOUNCE_SENDER = /^(mailer-daemon|postmaster|mail-daemon|mailer|mail\.delivery\.system|double-bounce|bounce[s]?)@/i;

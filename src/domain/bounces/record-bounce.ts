@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { recordEvent } from '../events/record.js';
+import { subscriptionChanged } from '../events/subscription-changed.js';
 import { fromJson } from '../../infra/db/util.js';
 import { normalizeEmail } from '../../infra/mime/normalize.js';
 import { bounceType } from './types.js';
@@ -124,17 +125,8 @@ export async function recordBounce(trx: Kysely<Database>, ctx: AppContext, b: Ne
   if (suppressedNow) {
     // The address left the stream's audience: the SubscriptionChange notification (docs/reference/webhooks.md,
     // "Payloads") follows from the same transaction.
-    await recordEvent(trx, ctx, {
-      messageId: msg.id,
-      serverId: msg.server_id,
-      streamId: msg.stream_id,
-      type: 'SubscriptionChanged',
-      recipient: email,
-      occurredAt: b.bouncedAt,
-      details: { Origin: 'Recipient', SuppressSending: true, SuppressionReason: reason },
-      tag: msg.tag,
-      metadata: meta,
-    });
+    const message = { id: msg.id, serverId: msg.server_id, streamId: msg.stream_id, tag: msg.tag, metadata: meta };
+    await recordEvent(trx, ctx, subscriptionChanged({ message, recipient: email, occurredAt: b.bouncedAt, origin: 'Recipient', suppressSending: true, reason }));
   }
   return { bounceId: inserted.id, inactive: info.inactive };
 }

@@ -29,7 +29,7 @@ export function logAttempts(ctx: AppContext, job: Job, messageId: string, domain
       domain,
       outcome,
       server: r.server,
-      reply: r.reply.slice(0, 300),
+      reply: r.reply.text.slice(0, 300),
       durationMs: Math.round(durationMs),
       attempt: job.attempts,
     };

@@ -3,6 +3,7 @@
 // protocol fault and says nothing about the recipient (retried like a transient failure). The bounce type
 // of a permanent failure comes from the shared classifier (enhanced status code first, RFC 3463, then the
 // text), so that SMTP answers and DSNs land in the same types.
+import { parseReply, type SmtpReply } from '../../infra/smtp-client/replies.js';
 import { classifyStatus } from '../bounces/classify.js';
 
 export type ReplyKind = 'delivered' | 'permanent' | 'transient' | 'client-fault';
@@ -17,15 +18,14 @@ export interface ReplyClass {
   bounceType: string;
 }
 
-export function classifyReply(reply: string): ReplyClass {
-  const m = /^\s*([2-5]\d\d)(?:[ -]|$)/.exec(reply);
-  const code = m ? Number(m[1]) : 0;
-  const sm = /^\s*[2-5]\d\d[ -]([245]\.\d{1,3}\.\d{1,3})\b/.exec(reply);
-  const status = sm ? sm[1] : null;
+/** One classifier for every SMTP answer: delivery outcomes (outcome.ts) and system mail (system-mail.ts). */
+export function classifyReply(answer: SmtpReply | string): ReplyClass {
+  const reply = typeof answer === 'string' ? parseReply(answer) : answer;
+  const { code, enhanced: status, text } = reply;
   if (code >= 200 && code < 300) return { kind: 'delivered', code, status, bounceType: '' };
   if (code === 503) return { kind: 'client-fault', code, status, bounceType: 'Transient' };
   if (code >= 500) {
-    const c = classifyStatus({ code, status: status ?? undefined, text: reply });
+    const c = classifyStatus({ code, status: status ?? undefined, text });
     return { kind: 'permanent', code, status, bounceType: c.permanent ? c.type : 'Unknown' };
   }
   return { kind: 'transient', code, status, bounceType: 'Transient' };

@@ -6,7 +6,7 @@ import { dkimSign as sign } from '../../infra/dkim/sign.js';
 import { parseAddressList, parseSingleMailbox } from '../../infra/mime/address.js';
 import { addressField, formatMailbox, textField } from '../../infra/mime/mime-encode.js';
 import { attachmentPart, serialize, textPart, wrap, type Entity } from '../../infra/mime/mime-tree.js';
-import type { SigningKey } from '../sender-signatures/signing.js';
+import type { DkimKey as SigningKey } from '../../infra/dkim/sign.js';
 
 export interface ComposeAttachment {
   name: string;

@@ -7,15 +7,17 @@ import { fromJson } from '../../infra/db/util.js';
 import { completeJob } from '../../infra/jobs/complete.js';
 import type { Job } from '../../infra/jobs/types.js';
 import { emailDomain } from '../../infra/mime/normalize.js';
+import { localReply } from '../../infra/smtp-client/replies.js';
 import { encodeVerp } from '../../infra/mime/verp.js';
-import type { SigningKey } from '../sender-signatures/signing.js';
+import type { DkimKey as SigningKey } from '../../infra/dkim/sign.js';
 import { unsubscribeHeaders } from '../streams/unsubscribe-headers.js';
 import { applyTracking } from '../tracking/rewrite.js';
 import { composeMime, dkimSign, type ComposeInput } from './compose.js';
 import type { DeliverPayload } from './jobs.js';
-import { loadForDelivery } from './load.js';
+import type { DeliveryLoader } from './load.js';
 import { logAttempts } from './attempt-log.js';
-import { finishIfSettled, recordOutcome } from './outcome.js';
+import type { OutcomeBatcher } from './outcome-batcher.js';
+import { finishIfSettled } from './outcome.js';
 import type { SmtpPool } from './smtp-pool.js';
 import { deliverToDomain, type Envelope, type SendResult } from './transport.js';
 
@@ -31,14 +33,22 @@ async function finishWithoutSending(ctx: AppContext, job: Job, messageId: string
   });
 }
 
+/** What the delivery worker shares between its jobs; built by the composition root (src/worker.ts). */
+export interface DeliveryParts {
+  pool: SmtpPool;
+  loader: DeliveryLoader;
+  outcomes: OutcomeBatcher;
+}
+
 /**
  * `release` (from the runner) frees the job's slot once the SMTP work is done: on PostgreSQL a group commit
  * of outcomes takes tens of milliseconds under load, and slots held through it capped the rate at
  * concurrency / commit latency. The job stays leased until its outcome commits.
  */
-export async function runDeliveryJob(ctx: AppContext, pool: SmtpPool, job: Job, release: () => void = () => {}): Promise<void> {
+export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job: Job, release: () => void = () => {}): Promise<void> {
+  const { pool } = parts;
   const p = JSON.parse(job.payload) as DeliverPayload;
-  const loaded = await loadForDelivery(ctx, p.messageId);
+  const loaded = await parts.loader.load(p.messageId);
   // Deleted (retention, server removed) or never to be delivered (Sandbox server, test token).
   if (!loaded) return finishWithoutSending(ctx, job, null);
   const { msg, recipients: all, attachments, stream, key, envDomain } = loaded;
@@ -107,13 +117,13 @@ export async function runDeliveryJob(ctx: AppContext, pool: SmtpPool, job: Job, 
     // A message that cannot be composed (bad stored key, ...) is treated like a delay: retried on the
     // schedule, given up as a SoftBounce at the maximum age, and visible as Transient events meanwhile.
     ctx.logger.error({ err, messageId: msg.id }, 'delivery: composing the message failed');
-    const reply = `451 4.3.0 Local error composing the message: ${err instanceof Error ? err.message : String(err)}`;
+    const reply = localReply(451, '4.3.0', `Local error composing the message: ${err instanceof Error ? err.message : String(err)}`);
     results = pending.map(() => ({ ok: false, reply, server: 'localhost', ip: '', network: true }));
   }
   release();
   logAttempts(ctx, job, msg.id, p.domain, pending.map((r) => r.id), results, performance.now() - t0);
   const mime = msg.mime === null && first ? storedCopy(first, key) : null;
-  await recordOutcome(ctx, { job, msg, recipients: pending, results, mime, trackedLinks });
+  await parts.outcomes.submit({ job, msg, recipients: pending, results, mime, trackedLinks });
 }
 
 /**

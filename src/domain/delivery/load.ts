@@ -4,7 +4,7 @@
 // trip and a socket write (the largest cost per message in bench/deliver before this). Requests made in the
 // same turn of the event loop share one load.
 import type { AppContext } from '../../context.js';
-import { envelopeDomain, findSigningKey, type SigningKey } from '../sender-signatures/signing.js';
+import type { DkimKey as SigningKey } from '../../infra/dkim/sign.js';
 
 export interface LoadedMessage {
   msg: {
@@ -37,7 +37,17 @@ export interface LoadedMessage {
 
 const chunks = <T>(xs: T[], n = 500): T[][] => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
 
-async function loadAll(ctx: AppContext, ids: string[]): Promise<Map<string, LoadedMessage>> {
+/**
+ * The sender lookups a delivery needs (src/domain/sender-signatures/signing.ts), handed in by the
+ * composition root: the senders area sends its confirmation mail through delivery, so delivery does not
+ * import it back.
+ */
+export interface SenderLookups {
+  signingKey(accountId: number, fromEmail: string): Promise<SigningKey | null>;
+  envelopeDomain(accountId: number, fromEmail: string): Promise<string>;
+}
+
+async function loadAll(ctx: AppContext, senderLookups: SenderLookups, ids: string[]): Promise<Map<string, LoadedMessage>> {
   const { db } = ctx;
   const msgs = [];
   for (const part of chunks(ids)) {
@@ -63,7 +73,7 @@ async function loadAll(ctx: AppContext, ids: string[]): Promise<Map<string, Load
   for (const m of msgs) {
     const k = `${m.account_id}\n${m.from_email}`;
     if (senders.has(k)) continue;
-    const p = Promise.all([findSigningKey(ctx, m.account_id, m.from_email), envelopeDomain(ctx, m.account_id, m.from_email)]);
+    const p = Promise.all([senderLookups.signingKey(m.account_id, m.from_email), senderLookups.envelopeDomain(m.account_id, m.from_email)]);
     p.catch(() => {}); // awaited below; this keeps a failure from being reported as unhandled meanwhile
     senders.set(k, p);
   }
@@ -98,27 +108,33 @@ async function loadAll(ctx: AppContext, ids: string[]): Promise<Map<string, Load
   return out;
 }
 
-interface Waiting {
-  ids: string[];
-  done: Promise<Map<string, LoadedMessage>>;
-}
+/**
+ * Gathers the loads asked for in one turn of the event loop into one loadAll. One per worker, built by the
+ * composition root (src/worker.ts).
+ */
+export class DeliveryLoader {
+  private waiting: { ids: string[]; done: Promise<Map<string, LoadedMessage>> } | null = null;
 
-const pending = new WeakMap<AppContext, Waiting>();
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly senders: SenderLookups,
+  ) {}
 
-/** The message and what delivering it needs; null when the message is gone (retention, server deleted). */
-export async function loadForDelivery(ctx: AppContext, messageId: string): Promise<LoadedMessage | null> {
-  let w = pending.get(ctx);
-  if (!w) {
-    const ids: string[] = [];
-    const done = new Promise<Map<string, LoadedMessage>>((resolve, reject) => {
-      setImmediate(() => {
-        pending.delete(ctx);
-        loadAll(ctx, [...new Set(ids)]).then(resolve, reject);
+  /** The message and what delivering it needs; null when the message is gone (retention, server deleted). */
+  async load(messageId: string): Promise<LoadedMessage | null> {
+    let w = this.waiting;
+    if (!w) {
+      const ids: string[] = [];
+      const done = new Promise<Map<string, LoadedMessage>>((resolve, reject) => {
+        setImmediate(() => {
+          this.waiting = null;
+          loadAll(this.ctx, this.senders, [...new Set(ids)]).then(resolve, reject);
+        });
       });
-    });
-    w = { ids, done };
-    pending.set(ctx, w);
+      w = { ids, done };
+      this.waiting = w;
+    }
+    w.ids.push(messageId);
+    return (await w.done).get(messageId) ?? null;
   }
-  w.ids.push(messageId);
-  return (await w.done).get(messageId) ?? null;
 }

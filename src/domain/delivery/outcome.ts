@@ -1,6 +1,6 @@
 // Records what happened to the recipients of delivery jobs, and finishes or reschedules the jobs, in ONE
 // transaction: a crash before the commit leaves the jobs leased, so they are delivered again after the
-// lease (at-least-once); a crash after it leaves nothing to redo. group-commit.ts gathers the outcomes of
+// lease (at-least-once); a crash after it leaves nothing to redo. outcome-batcher.ts gathers the outcomes of
 // jobs that finish at about the same time into one transaction; applyOutcomes writes them with one
 // statement per kind of change rather than one per job.
 import { sql, type Kysely } from 'kysely';
@@ -16,7 +16,7 @@ import { completeJobs } from '../../infra/jobs/complete.js';
 import { rescheduleJob } from '../../infra/jobs/reschedule.js';
 import type { Job } from '../../infra/jobs/types.js';
 import { classifyReply } from './classify.js';
-import { outcomeCommitterFor } from './group-commit.js';
+import { smtpTranscript } from './smtp-transcript.js';
 import { DELIVERY_SCHEDULE } from './options.js';
 import type { SendResult } from './transport.js';
 
@@ -49,10 +49,6 @@ export interface Outcome {
 /** The time a transiently failing recipient is given up (MAILROOM_DELIVERY_MAX_AGE_HOURS after acceptance). */
 export function giveUpAt(ctx: AppContext, receivedAt: number): number {
   return receivedAt + ctx.config.deliveryMaxAgeHours * 3_600_000;
-}
-
-export function recordOutcome(ctx: AppContext, outcome: Outcome): Promise<void> {
-  return outcomeCommitterFor(ctx).submit(outcome);
 }
 
 const chunks = <T>(xs: T[], n = 500): T[][] => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
@@ -88,24 +84,26 @@ export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outc
         delivered.push(r.id);
         const links = o.trackedLinks?.[i] ?? 0;
         const tracking = links > 0 ? { tracking: { opens: false, links: true, trackedLinks: links } } : {};
-        events.push({ ...base, type: 'Delivered', recipient: r.email, details: { DeliveryMessage: `smtp;${res.reply}`, ...where }, ...tracking });
+        events.push({ ...base, type: 'Delivered', recipient: r.email, details: { DeliveryMessage: `smtp;${res.reply.text}`, ...where }, ...tracking });
         continue;
       }
       const c = res.network ? null : classifyReply(res.reply);
       if (c?.kind === 'permanent') {
-        await recordBounce(trx, ctx, { messageId: msg.id, email: r.email, type: c.bounceType, details: `smtp;${res.reply}`, bouncedAt: now, recipientId: r.id });
+        const dump = smtpTranscript(res, r.email, new Date(now), ctx.config.returnPathDomain);
+        await recordBounce(trx, ctx, { messageId: msg.id, email: r.email, type: c.bounceType, details: `smtp;${res.reply.text}`, bouncedAt: now, recipientId: r.id, dump });
       } else if (now >= deadline) {
         const hours = ctx.config.deliveryMaxAgeHours;
-        const details = `Gave up after ${hours} hours of failed attempts; last answer from ${res.server}: ${res.reply}`;
-        await recordBounce(trx, ctx, { messageId: msg.id, email: r.email, type: 'SoftBounce', details, bouncedAt: now, recipientId: r.id });
+        const details = `Gave up after ${hours} hours of failed attempts; last answer from ${res.server}: ${res.reply.text}`;
+        const dump = smtpTranscript(res, r.email, new Date(now), ctx.config.returnPathDomain, details);
+        await recordBounce(trx, ctx, { messageId: msg.id, email: r.email, type: 'SoftBounce', details, bouncedAt: now, recipientId: r.id, dump });
       } else {
         delayed.push(r.id);
-        lastDelay = res.reply;
+        lastDelay = res.reply.text;
         events.push({
           ...base,
           type: 'Transient',
           recipient: r.email,
-          details: { Summary: 'Delivery delayed; it will be retried.', DeliveryMessage: `smtp;${res.reply}`, ...where },
+          details: { Summary: 'Delivery delayed; it will be retried.', DeliveryMessage: `smtp;${res.reply.text}`, ...where },
         });
       }
     }

@@ -2,14 +2,14 @@
 // messages over one connection, one transaction after another (RFC 5321 3.3). Idle sessions are closed
 // after a few seconds; a session that saw a network error or a 421 is never reused.
 import { SmtpClient } from '../../infra/smtp-client/client.js';
+import type { SmtpReply } from '../../infra/smtp-client/replies.js';
 import type { DeliveryOptions } from './options.js';
 import type { SmtpTarget } from './targets.js';
 
 export interface SmtpFailure extends Error {
   code?: string;
   /** The server's reply that refused the command, when there was one. */
-  response?: string;
-  responseCode?: number;
+  reply?: SmtpReply;
   command?: string;
 }
 
@@ -29,7 +29,7 @@ export class SmtpSession {
   }
 
   /** One transaction: MAIL FROM, RCPT TO, DATA. Resolves with the server's final reply. */
-  async send(from: string, to: string, raw: Buffer): Promise<string> {
+  async send(from: string, to: string, raw: Buffer): Promise<SmtpReply> {
     const reply = await this.conn.send(from, to, raw);
     this.sent++;
     return reply;

@@ -3,10 +3,10 @@
 // and envelope sender `mailroom@<MAILROOM_RETURN_PATH_DOMAIN>`, unsigned (the service holds no DKIM key for
 // that domain). Throws when the message was not accepted, so the queue job that calls it retries.
 import { randomUUID } from 'node:crypto';
-import MailComposer from 'nodemailer/lib/mail-composer';
 import type { AppContext } from '../../context.js';
 import { emailDomain, normalizeEmail } from '../../infra/mime/normalize.js';
-import { smtpPoolFor } from './pool-registry.js';
+import { classifyReply } from './classify.js';
+import { composeMime } from './compose.js';
 import { deliverToDomain } from './transport.js';
 
 export interface SystemMail {
@@ -34,21 +34,25 @@ export async function sendSystemMail(ctx: AppContext, mail: SystemMail): Promise
   const to = normalizeEmail(mail.to);
   if (!to) throw new SystemMailError(`not an address: ${JSON.stringify(mail.to)}`, true);
   const from = systemFromAddress(ctx);
-  const raw = await new MailComposer({
-    from: { name: 'mailroom', address: from },
-    to,
-    subject: mail.subject,
-    text: mail.text,
-    html: mail.html ?? undefined,
-    messageId: `<${randomUUID()}@${ctx.config.returnPathDomain}>`,
+  // The composer of customer mail (compose.ts, on the MIME tree of src/infra/mime), unsigned.
+  const raw = composeMime({
+    messageIdHeader: `<${randomUUID()}@${ctx.config.returnPathDomain}>`,
     date: new Date(ctx.clock.now()),
-    headers: { 'Auto-Submitted': 'auto-generated' }, // RFC 3834: no auto-replies to this
-  })
-    .compile()
-    .build();
-  const [r] = await deliverToDomain(ctx, smtpPoolFor(ctx), emailDomain(to), [{ from, to, raw }]);
+    fromRaw: `mailroom <${from}>`,
+    replyTo: null,
+    subject: mail.subject,
+    to: [{ name: '', email: to }],
+    cc: [],
+    html: mail.html ?? null,
+    text: mail.text,
+    headers: [],
+    extraHeaders: [{ key: 'Auto-Submitted', value: 'auto-generated' }], // RFC 3834: no auto-replies to this
+    attachments: [],
+  });
+  const [r] = await deliverToDomain(ctx, ctx.smtpPool, emailDomain(to), [{ from, to, raw }]);
   if (!r.ok) {
-    const permanent = !r.network && /^5/.test(r.reply) && !/^503/.test(r.reply);
-    throw new SystemMailError(`system mail to ${to} not accepted by ${r.server}: ${r.reply}`, permanent);
+    // The classifier of delivery outcomes: 5xx is permanent, except 503 (our own protocol fault).
+    const permanent = !r.network && classifyReply(r.reply).kind === 'permanent';
+    throw new SystemMailError(`system mail to ${to} not accepted by ${r.server}: ${r.reply.text}`, permanent);
   }
 }

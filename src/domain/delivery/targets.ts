@@ -2,6 +2,7 @@
 // through ctx.dns (MAILROOM_DNS_SERVERS), each expanded to its addresses in the order they are tried.
 import { isIP } from 'node:net';
 import type { AppContext } from '../../context.js';
+import { localReply, type SmtpReply } from '../../infra/smtp-client/replies.js';
 
 export interface SmtpTarget {
   /** Address (or relay host name) to connect to. */
@@ -21,8 +22,8 @@ export interface SmtpTarget {
 export class RoutingError extends Error {
   constructor(
     message: string,
-    /** SMTP-style reply the outcome is classified by, e.g. "556 5.1.10 ...". */
-    readonly reply: string,
+    /** The reply the outcome is classified by, e.g. 556 5.1.10 for a null MX (RFC 7505 4.1). */
+    readonly reply: SmtpReply,
     readonly permanent: boolean,
   ) {
     super(message);
@@ -68,17 +69,17 @@ export async function resolveTargets(ctx: AppContext, domain: string): Promise<S
     const mx = await ctx.dns.resolveMx(domain);
     // Null MX (RFC 7505): the domain accepts no mail at all.
     if (mx.length === 1 && (mx[0].exchange === '' || mx[0].exchange === '.')) {
-      throw new RoutingError(`${domain} publishes a null MX`, '556 5.1.10 Recipient address has null MX', true);
+      throw new RoutingError(`${domain} publishes a null MX`, localReply(556, '5.1.10', 'Recipient address has null MX'), true);
     }
     hosts = byPreference(mx.filter((r) => r.exchange !== '' && r.exchange !== '.')).map((r) => r.exchange.replace(/\.$/, ''));
     if (hosts.length === 0) hosts = [domain];
   } catch (err) {
     if (err instanceof RoutingError) throw err;
     const code = (err as { code?: string }).code ?? '';
-    if (NO_DOMAIN.has(code)) throw new RoutingError(`${domain} does not exist`, `550 5.1.2 Host or domain name not found: ${domain}`, true);
+    if (NO_DOMAIN.has(code)) throw new RoutingError(`${domain} does not exist`, localReply(550, '5.1.2', `Host or domain name not found: ${domain}`), true);
     // No MX records: the domain itself is the implicit MX (RFC 5321 5.1).
     if (NO_RECORDS.has(code)) hosts = [domain];
-    else throw new RoutingError(`MX lookup for ${domain} failed: ${code || String(err)}`, `451 4.4.3 DNS lookup of ${domain} failed (${code})`, false);
+    else throw new RoutingError(`MX lookup for ${domain} failed: ${code || String(err)}`, localReply(451, '4.4.3', `DNS lookup of ${domain} failed (${code})`), false);
   }
   const targets: SmtpTarget[] = [];
   for (const host of hosts) {
@@ -87,7 +88,7 @@ export async function resolveTargets(ctx: AppContext, domain: string): Promise<S
     }
   }
   if (targets.length === 0) {
-    throw new RoutingError(`no address for the mail hosts of ${domain}`, `451 4.4.4 No address found for the mail hosts of ${domain}`, false);
+    throw new RoutingError(`no address for the mail hosts of ${domain}`, localReply(451, '4.4.4', `No address found for the mail hosts of ${domain}`), false);
   }
   return targets;
 }

@@ -2,6 +2,7 @@
 // of preference, moving to the next host when a connection cannot be made (RFC 5321 5.1). Each item is one
 // SMTP transaction (its own VERP envelope sender); all items share one session per host.
 import type { AppContext } from '../../context.js';
+import { localReply, type SmtpReply } from '../../infra/smtp-client/replies.js';
 import { resolveTargets, RoutingError, type SmtpTarget } from './targets.js';
 import type { SmtpFailure, SmtpPool, SmtpSession } from './smtp-pool.js';
 
@@ -13,9 +14,17 @@ export interface Envelope {
 
 export type SendResult =
   /** The server took responsibility for the message (2xx after DATA). */
-  | { ok: true; reply: string; server: string; ip: string }
-  /** A reply refused it (4xx/5xx), or no server could be reached (reply is synthesized, network: true). */
-  | { ok: false; reply: string; server: string; ip: string; network: boolean };
+  | { ok: true; reply: SmtpReply; server: string; ip: string }
+  /** A reply refused it (4xx/5xx), or no server could be reached (reply written locally, network: true). */
+  | { ok: false; reply: SmtpReply; server: string; ip: string; network: boolean; exchange?: SmtpExchange };
+
+/** What was said in a refused SMTP transaction, kept as the bounce's dump (smtp-transcript.ts). */
+export interface SmtpExchange {
+  from: string;
+  to: string;
+  /** The command the reply refused: MAIL FROM, RCPT TO or DATA. */
+  command: string;
+}
 
 function describe(err: unknown): string {
   const e = err as SmtpFailure;
@@ -32,7 +41,7 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
   try {
     targets = await resolveTargets(ctx, domain);
   } catch (err) {
-    const r = err instanceof RoutingError ? err : new RoutingError(describe(err), `451 4.4.3 ${describe(err)}`, false);
+    const r = err instanceof RoutingError ? err : new RoutingError(describe(err), localReply(451, '4.4.3', describe(err)), false);
     return items.map(() => ({ ok: false, reply: r.reply, server: domain, ip: '', network: !r.permanent }));
   }
   let lastError = 'no mail host could be reached';
@@ -61,9 +70,10 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
           ctx.metrics.smtpTransactionSeconds.observe({ outcome: 'accepted' }, (performance.now() - t0) / 1000);
         } catch (err) {
           const e = err as SmtpFailure;
-          ctx.metrics.smtpTransactionSeconds.observe({ outcome: e.responseCode ? 'refused' : 'failed' }, (performance.now() - t0) / 1000);
-          if (e.responseCode && e.response) {
-            results[i] = { ok: false, reply: e.response, server: target.serverName, ip: target.host, network: false };
+          ctx.metrics.smtpTransactionSeconds.observe({ outcome: e.reply?.code ? 'refused' : 'failed' }, (performance.now() - t0) / 1000);
+          if (e.reply?.code) {
+            const exchange = { from: it.from, to: it.to, command: e.command ?? 'DATA' };
+            results[i] = { ok: false, reply: e.reply, server: target.serverName, ip: target.host, network: false, exchange };
             await session.reset();
             if (!session.broken) continue;
             break;
@@ -90,5 +100,5 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
       if (held) pool.release(session);
     }
   }
-  return results.map((r) => r ?? { ok: false, reply: `451 4.4.1 ${lastError}`, server: lastServer, ip: lastIp, network: true });
+  return results.map((r) => r ?? { ok: false, reply: localReply(451, '4.4.1', lastError), server: lastServer, ip: lastIp, network: true });
 }

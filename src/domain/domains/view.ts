@@ -3,16 +3,20 @@ import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { spfTextValue } from '../../infra/dns/spf.js';
-import { dkimFields, loadDomainKeys } from './dkim-state.js';
+import { WEAK_DKIM_BITS } from '../../infra/dkim/keys.js';
+import { dkimFields, loadDomainKeys, type DomainKeys } from './dkim-state.js';
 
 export type DomainRow = Selectable<Database['domains']>;
 
-export function domainListItem(d: DomainRow): Record<string, unknown> {
+/** `keys` (loadDomainKeys) gives WeakDKIM, which the hosted service's list items carry too. */
+export function domainListItem(d: DomainRow, keys?: DomainKeys): Record<string, unknown> {
+  const shown = keys?.active ?? keys?.pending ?? null;
   return {
     ID: d.id,
     Name: d.name,
     SPFVerified: d.spf_verified === 1,
     DKIMVerified: d.dkim_verified === 1,
+    WeakDKIM: shown ? shown.bits < WEAK_DKIM_BITS : false,
     ReturnPathDomainVerified: d.return_path_verified === 1,
   };
 }

@@ -49,10 +49,14 @@ export function confirmationMail(ctx: AppContext, sig: ConfirmTarget, now: numbe
   return { to: sig.email, subject: `Confirm your sender signature ${sig.email}`, text, html };
 }
 
-/** Queues the confirmation email inside the caller's transaction (it goes out only if that commits). */
-export async function enqueueConfirmation(trx: Kysely<Database>, ctx: AppContext, sig: ConfirmTarget, now: number): Promise<void> {
+/**
+ * Queues the confirmation email inside the caller's transaction (it goes out only if that commits).
+ * `countsTowardResendLimit` is false for the creation's own email: the hosted service lets a client create a
+ * signature and resend at once, so only resends start the one-minute limit.
+ */
+export async function enqueueConfirmation(trx: Kysely<Database>, ctx: AppContext, sig: ConfirmTarget, now: number, countsTowardResendLimit = true): Promise<void> {
   await enqueueJobs(trx, [{ queue: SYSTEM_MAIL_QUEUE, payload: confirmationMail(ctx, sig, now), runAt: now }], now);
-  await trx.updateTable('sender_signatures').set({ confirmation_sent_at: now }).where('id', '=', sig.id).execute();
+  if (countsTowardResendLimit) await trx.updateTable('sender_signatures').set({ confirmation_sent_at: now }).where('id', '=', sig.id).execute();
 }
 
 export type ConfirmOutcome = { kind: 'confirmed' | 'already'; email: string } | { kind: 'invalid' };

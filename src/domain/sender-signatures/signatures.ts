@@ -73,7 +73,7 @@ export async function createSignature(ctx: AppContext, accountId: number, body: 
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      await enqueueConfirmation(trx, ctx, sig, now);
+      await enqueueConfirmation(trx, ctx, sig, now, false);
       return sig.id;
     });
   } catch (err) {
@@ -115,7 +115,7 @@ export async function deleteSignature(ctx: AppContext, accountId: number, id: nu
 /** At most one confirmation email a minute per signature: resend must not become a way to flood a stranger. */
 export const RESEND_INTERVAL_MS = 60_000;
 
-/** POST resend: a new confirmation email; 506 once confirmed, 429 within a minute of the previous one. */
+/** POST resend: a new confirmation email; 506 once confirmed, 429 within a minute of the previous resend. */
 export async function resendConfirmation(ctx: AppContext, accountId: number, id: number): Promise<SignatureRow> {
   const sig = await getSignature(ctx, accountId, id);
   if (sig.confirmed === 1) throw new ApiError(ErrorCode.SignatureAlreadyConfirmed, `The sender signature ${sig.email} is already confirmed.`);

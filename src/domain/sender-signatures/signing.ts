@@ -1,13 +1,11 @@
 // What delivery needs from sender signatures and domains: the DKIM key to sign with and the envelope
 // domain for the Return-Path. (Issue "Sender signatures and domains" owns the keys and their rotation.)
 import type { AppContext } from '../../context.js';
+import type { DkimKey } from '../../infra/dkim/sign.js';
 import { emailDomain } from '../../infra/mime/normalize.js';
 
-export interface SigningKey {
-  domainName: string;
-  keySelector: string;
-  privateKey: string;
-}
+/** The key the delivery worker signs a message with (src/infra/dkim/sign.ts). */
+export type SigningKey = DkimKey;
 
 /** The active DKIM key of the From domain within the account, or null when the domain has none. */
 export async function findSigningKey(ctx: AppContext, accountId: number, fromEmail: string): Promise<SigningKey | null> {

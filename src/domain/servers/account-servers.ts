@@ -9,6 +9,7 @@ import { ApiError, ErrorCode } from '../errors.js';
 import { deleteMessagesBefore } from '../retention/purge.js';
 import { revokeServerTokens } from '../tokens/tokens.js';
 import { createServer, type NewServer } from './create-server.js';
+import { applyLegacyHooks, checkLegacyHooks, serverHookOptions } from './legacy-hooks.js';
 import { serverSettingsPatch, type ServerSettingsInput } from './server-settings.js';
 
 export type ServerRow = Selectable<ServersTable>;
@@ -54,6 +55,7 @@ async function checkNameFree(trx: Kysely<Database>, accountId: number, name: str
 export async function createAccountServer(ctx: AppContext, accountId: number, input: NewServerInput): Promise<{ row: ServerRow; token: string }> {
   if (input.Name === undefined || !input.Name.trim()) throw new ApiError(ErrorCode.ServerNameMissing, 'Server name is required.');
   const patch = serverSettingsPatch(input);
+  checkLegacyHooks(ctx, input);
   let deliveryType: 'Live' | 'Sandbox' = 'Live';
   if (input.DeliveryType !== undefined) {
     const t = DELIVERY_TYPES.find((x) => x.toLowerCase() === input.DeliveryType!.toLowerCase());
@@ -65,7 +67,9 @@ export async function createAccountServer(ctx: AppContext, accountId: number, in
     return await ctx.db.transaction().execute(async (trx) => {
       await checkNameFree(trx, accountId, name!);
       const created = await createServer(trx, { accountId, name: name!, color, deliveryType, settings: settings as NewServer['settings'] }, ctx.clock.now());
-      return { row: await getAccountServer(trx, accountId, created.serverId), token: created.token };
+      const row = await getAccountServer(trx, accountId, created.serverId);
+      await applyLegacyHooks(trx, ctx, row.id, input, serverHookOptions(row));
+      return { row, token: created.token };
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw nameTaken(name!);
@@ -79,12 +83,14 @@ export async function updateAccountServer(ctx: AppContext, accountId: number, id
     throw new ApiError(ErrorCode.InvalidRequestFields, 'DeliveryType is fixed when the server is created.');
   }
   const patch = serverSettingsPatch(input);
-  if (Object.keys(patch).length === 0) return row;
+  checkLegacyHooks(ctx, input);
   try {
     return await ctx.db.transaction().execute(async (trx) => {
       if (patch.name) await checkNameFree(trx, accountId, patch.name, id);
-      await trx.updateTable('servers').set(patch).where('id', '=', id).where('account_id', '=', accountId).execute();
-      return getAccountServer(trx, accountId, id);
+      if (Object.keys(patch).length > 0) await trx.updateTable('servers').set(patch).where('id', '=', id).where('account_id', '=', accountId).execute();
+      const updated = await getAccountServer(trx, accountId, id);
+      await applyLegacyHooks(trx, ctx, id, input, serverHookOptions(updated));
+      return updated;
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw nameTaken(patch.name ?? row.name);

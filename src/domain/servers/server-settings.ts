@@ -17,6 +17,7 @@ export interface ServerSettingsInput {
   OpenHookUrl?: string;
   DeliveryHookUrl?: string;
   ClickHookUrl?: string;
+  SpamComplaintHookUrl?: string;
   PostFirstOpenOnly?: boolean;
   InboundDomain?: string;
   InboundSpamThreshold?: number;
@@ -29,17 +30,6 @@ export interface ServerSettingsInput {
 
 type Patch = Updateable<ServersTable>;
 
-function hookUrl(field: string, v: string): string {
-  if (v === '') return v;
-  try {
-    const u = new URL(v);
-    if (u.protocol === 'http:' || u.protocol === 'https:') return v;
-  } catch {
-    /* fall through */
-  }
-  throw new ApiError(ErrorCode.ServerInvalidWebhookUrl, `${field} must be an absolute http(s) URL.`);
-}
-
 /** Turns validated API input into a row patch; throws ApiError with the published code on a bad value. */
 export function serverSettingsPatch(input: ServerSettingsInput): Patch {
   const p: Patch = {};
@@ -50,8 +40,9 @@ export function serverSettingsPatch(input: ServerSettingsInput): Patch {
     p.name = name;
   }
   if (input.Color !== undefined) {
-    const c = SERVER_COLORS.find((x) => x.toLowerCase() === input.Color!.toLowerCase());
-    if (!c) throw new ApiError(ErrorCode.ServerInvalidColor, `Color must be one of ${SERVER_COLORS.join(', ')}.`);
+    // Matched regardless of case and kept as written: the hosted service answers "red" for "red".
+    const c = input.Color.trim();
+    if (!SERVER_COLORS.some((x) => x.toLowerCase() === c.toLowerCase())) throw new ApiError(ErrorCode.ServerInvalidColor, `Color must be one of ${SERVER_COLORS.join(', ')}.`);
     p.color = c;
   }
   if (input.TrackLinks !== undefined) {
@@ -79,13 +70,6 @@ export function serverSettingsPatch(input: ServerSettingsInput): Patch {
     ['EnableSmtpApiErrorHooks', 'enable_smtp_api_error_hooks'],
   ];
   for (const [k, col] of flags) if (input[k] !== undefined) (p as any)[col] = toFlag(input[k] as boolean);
-  const hooks: [keyof ServerSettingsInput, keyof Patch][] = [
-    ['InboundHookUrl', 'inbound_hook_url'],
-    ['BounceHookUrl', 'bounce_hook_url'],
-    ['OpenHookUrl', 'open_hook_url'],
-    ['DeliveryHookUrl', 'delivery_hook_url'],
-    ['ClickHookUrl', 'click_hook_url'],
-  ];
-  for (const [k, col] of hooks) if (input[k] !== undefined) (p as any)[col] = hookUrl(k, input[k] as string);
+  // The hook URLs are not columns of the server: they drive the default stream's webhooks (legacy-hooks.ts).
   return p;
 }

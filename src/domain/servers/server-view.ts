@@ -2,12 +2,14 @@ import type { Config } from '../../config.js';
 import type { Selectable } from 'kysely';
 import type { ServersTable } from '../../infra/db/tables/servers.js';
 import { fromFlag } from '../../infra/db/util.js';
+import type { LegacyHooksView } from './legacy-hooks.js';
 
 type ServerRow = Selectable<ServersTable>;
 
 /** The server as the API shows it (docs/reference/servers.md). Token values are never stored, so ApiTokens
  * carries only the tokens the caller was just given (creation) and otherwise hints of the stored ones. */
-export function serverView(row: ServerRow, config: Config, apiTokens: string[]) {
+/** `hooks`: the default stream's webhooks seen as the legacy hook fields (legacy-hooks.ts readLegacyHooks). */
+export function serverView(row: ServerRow, config: Config, apiTokens: string[], hooks?: LegacyHooksView) {
   return {
     ID: row.id,
     Name: row.name,
@@ -17,12 +19,13 @@ export function serverView(row: ServerRow, config: Config, apiTokens: string[]) 
     RawEmailEnabled: fromFlag(row.raw_email_enabled),
     DeliveryType: row.delivery_type,
     ServerLink: `${config.publicUrl}/servers/${row.id}`,
-    InboundAddress: `${row.inbound_hash}@${row.inbound_domain || `inbound.${config.returnPathDomain}`}`,
+    InboundAddress: `${row.inbound_hash}@${config.inboundDomain}`,
     InboundHookUrl: row.inbound_hook_url,
-    BounceHookUrl: row.bounce_hook_url,
-    OpenHookUrl: row.open_hook_url,
-    DeliveryHookUrl: row.delivery_hook_url,
-    ClickHookUrl: row.click_hook_url,
+    BounceHookUrl: hooks?.BounceHookUrl ?? '',
+    OpenHookUrl: hooks?.OpenHookUrl ?? '',
+    DeliveryHookUrl: hooks?.DeliveryHookUrl ?? '',
+    ClickHookUrl: hooks?.ClickHookUrl ?? '',
+    SpamComplaintHookUrl: hooks?.SpamComplaintHookUrl ?? '',
     PostFirstOpenOnly: fromFlag(row.post_first_open_only),
     InboundDomain: row.inbound_domain,
     InboundHash: row.inbound_hash,

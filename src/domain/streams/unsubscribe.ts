@@ -4,6 +4,7 @@
 import type { AppContext } from '../../context.js';
 import { fromJson } from '../../infra/db/util.js';
 import { recordEvent } from '../events/record.js';
+import { subscriptionChanged } from '../events/subscription-changed.js';
 import { normalizeEmail } from '../../infra/mime/normalize.js';
 import type { UnsubscribeClaim } from './unsubscribe-token.js';
 
@@ -33,17 +34,8 @@ export async function applyUnsubscribe(ctx: AppContext, c: UnsubscribeClaim): Pr
       .executeTakeFirst();
     // Past the retention period the message is gone; the suppression still holds.
     if (msg) {
-      await recordEvent(trx, ctx, {
-        messageId: msg.id,
-        serverId: c.serverId,
-        streamId: c.streamId,
-        type: 'SubscriptionChanged',
-        recipient: c.recipient,
-        occurredAt: now,
-        details: { Origin: 'Recipient', SuppressSending: true, SuppressionReason: 'ManualSuppression' },
-        tag: msg.tag,
-        metadata: fromJson<Record<string, string>>(msg.metadata, {}),
-      });
+      const message = { id: msg.id, serverId: c.serverId, streamId: c.streamId, tag: msg.tag, metadata: fromJson<Record<string, string>>(msg.metadata, {}) };
+      await recordEvent(trx, ctx, subscriptionChanged({ message, recipient: c.recipient, occurredAt: now, origin: 'Recipient', suppressSending: true, reason: 'ManualSuppression' }));
     }
     return 'unsubscribed';
   });

@@ -104,7 +104,6 @@ export function checkTemplateFields(f: TemplateFields): void {
   } else {
     if (f.subject) throw new ApiError(ErrorCode.TemplateFieldNotAllowed, 'A Layout template has no Subject.');
     if (f.layoutTemplate) throw new ApiError(ErrorCode.TemplateFieldNotAllowed, 'A Layout template cannot itself use a layout.');
-    if (!f.alias) throw new ApiError(ErrorCode.TemplateFieldRequired, 'Alias is required for a Layout template.');
   }
   const parsed: [string, string | null][] = [
     ['Subject', f.subject],
@@ -115,7 +114,8 @@ export function checkTemplateFields(f: TemplateFields): void {
     if (!source) continue;
     const nodes = parsePart(part, source);
     if (f.type === 'Layout' && part !== 'Subject' && contentPlaceholders(nodes) !== 1) {
-      throw new ApiError(ErrorCode.LayoutContentPlaceholder, `${part} of a layout must contain {{{@content}}} exactly once, outside any section.`);
+      // The hosted service's text; mailroom also requires the placeholder outside any section.
+      throw new ApiError(ErrorCode.LayoutContentPlaceholder, `The layout content placeholder must be present exactly once in the ${part}, outside any section.`);
     }
   }
 }

@@ -2,6 +2,7 @@
 // alias (templates without an alias are not pushed). PerformChanges=false only reports what would change.
 // Layouts go first so that the Standard templates using them find them. All or nothing: one transaction.
 import type { AppContext } from '../../context.js';
+import { MAX_ROW_ID } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { lockServer } from '../streams/lock-server.js';
 import { MAX_TEMPLATES_PER_SERVER } from './fields.js';
@@ -13,18 +14,18 @@ export interface PushInput {
 }
 
 export async function pushTemplates(ctx: AppContext, accountId: number, input: PushInput) {
-  if (input.SourceServerID === input.DestinationServerID) {
-    throw new ApiError(ErrorCode.InvalidRequestFields, 'SourceServerID and DestinationServerID must differ.');
-  }
   return ctx.db.transaction().execute(async (trx) => {
-    const servers = await trx
-      .selectFrom('servers')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('id', 'in', [input.SourceServerID, input.DestinationServerID])
-      .execute();
-    for (const id of [input.SourceServerID, input.DestinationServerID]) {
-      if (!servers.some((s) => s.id === id)) throw new ApiError(ErrorCode.ServerNotFound, `Server ${id} was not found.`);
+    // An ID beyond PostgreSQL's int4 can only miss, and must not reach SQL.
+    const ids = [input.SourceServerID, input.DestinationServerID].filter((id) => Number.isSafeInteger(id) && id > 0 && id <= MAX_ROW_ID);
+    const servers = ids.length ? await trx.selectFrom('servers').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute() : [];
+    const sourceFound = servers.some((s) => s.id === input.SourceServerID);
+    const destinationFound = servers.some((s) => s.id === input.DestinationServerID);
+    // The hosted service's fixed texts (its official clients' tests match them exactly).
+    if (!sourceFound && !destinationFound) throw new ApiError(ErrorCode.ServerNotFound, 'The source and destination servers were not found.');
+    if (!destinationFound) throw new ApiError(ErrorCode.ServerNotFound, 'The destination server was not found.');
+    if (!sourceFound) throw new ApiError(ErrorCode.ServerNotFound, 'The source server was not found.');
+    if (input.SourceServerID === input.DestinationServerID) {
+      throw new ApiError(ErrorCode.InvalidRequestFields, 'SourceServerID and DestinationServerID must differ.');
     }
     await lockServer(trx, ctx.dialect, input.DestinationServerID);
     const source = await trx

@@ -134,6 +134,11 @@ export async function updateTemplate(ctx: AppContext, serverId: number, idOrAlia
         const other = await findTemplate(trx, serverId, f.alias);
         if (other && other.id !== row.id) throw aliasTaken(f.alias);
       }
+      if (aliasChanged && row.template_type === 'Layout' && row.alias && !f.alias) {
+        // A layout may have no alias (the hosted service accepts one), but its users name it by alias.
+        const user = await trx.selectFrom('templates').select('id').where('server_id', '=', serverId).where('layout_template', '=', row.alias).executeTakeFirst();
+        if (user) throw new ApiError(ErrorCode.LayoutHasDependents, `The layout '${row.alias}' is used by other templates: its Alias cannot be removed.`);
+      }
       if (aliasChanged && row.template_type === 'Layout' && row.alias) {
         // The templates that use this layout follow it to its new alias.
         await trx

@@ -4,58 +4,11 @@
 // the HTTP agent), so a public-looking name that resolves to a private address is refused too (DNS
 // rebinding gets no second chance: the address checked is the address used).
 import { lookup as systemLookup } from 'node:dns';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import type { AppContext } from '../../context.js';
+import { isForbiddenAddress } from './forbidden-address.js';
 
-const blocked = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8], // "this network", unspecified (RFC 1122 3.2.1.3)
-  ['10.0.0.0', 8], // private (RFC 1918)
-  ['100.64.0.0', 10], // carrier-grade NAT (RFC 6598)
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local, incl. the 169.254.169.254 metadata service (RFC 3927)
-  ['172.16.0.0', 12], // private (RFC 1918)
-  ['192.0.0.0', 24], // IETF protocol assignments (RFC 6890)
-  ['192.168.0.0', 16], // private (RFC 1918)
-  ['198.18.0.0', 15], // benchmarking (RFC 2544)
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, incl. broadcast 255.255.255.255
-] as const) {
-  blocked.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['fc00::', 7], // unique local (RFC 4193), incl. fd00:ec2::254 (a cloud metadata address)
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // deprecated site-local
-  ['ff00::', 8], // multicast
-] as const) {
-  blocked.addSubnet(net, bits, 'ipv6');
-}
-
-/** Addresses that embed an IPv4 address (NAT64 64:ff9b::/96, 6to4 2002::/16) are judged by that address. */
-function embeddedV4(address: string): string | null {
-  const m = /^64:ff9b::([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address) ?? /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4})(:|$)/i.exec(address);
-  if (!m) return null;
-  const hi = parseInt(m[1], 16);
-  const lo = parseInt(m[2], 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-}
-
-/** True for loopback, private, link-local, CGNAT, metadata, unspecified, multicast and reserved addresses.
- * IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) are matched against the IPv4 ranges by BlockList itself. */
-export function isForbiddenAddress(address: string): boolean {
-  const a = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  const family = isIP(a);
-  if (family === 4) return blocked.check(a, 'ipv4');
-  if (family === 6) {
-    if (blocked.check(a, 'ipv6')) return true;
-    const v4 = embeddedV4(a);
-    return v4 !== null && blocked.check(v4, 'ipv4');
-  }
-  return true; // not an address at all: refuse
-}
+export { isForbiddenAddress };
 
 export class ForbiddenTargetError extends Error {
   readonly code = 'EWEBHOOKFORBIDDEN';
@@ -111,6 +64,9 @@ export function guardedLookup(ctx: AppContext): LookupFunction {
  * to without any lookup). Returns a reason to refuse, or null.
  */
 export function checkWebhookUrl(url: string, allowPrivate: boolean): string | null {
+  // The text must say plainly where it goes: `scheme://host...`. The URL parser repairs `http:///x`,
+  // `http:/x` and `http:\\x` into a host the user never wrote; such a URL is refused, not guessed at.
+  if (!/^https?:\/\/[^/\\?#\s]/i.test(url) || /[\s\\]/.test(url)) return 'Url must be an absolute http or https URL.';
   let u: URL;
   try {
     u = new URL(url);
@@ -118,10 +74,12 @@ export function checkWebhookUrl(url: string, allowPrivate: boolean): string | nu
     return 'Url must be an absolute http or https URL.';
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'Url must be an absolute http or https URL.';
-  if (!u.hostname) return 'Url must name a host.';
   if (u.username || u.password) return 'Put credentials in HttpAuth, not in the Url.';
+  // A fully qualified name may end in dots (RFC 1034 3.1): `localhost.` is localhost.
+  const host = u.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
+  if (!host) return 'Url must name a host.';
   if (!allowPrivate) {
-    const host = u.hostname.replace(/^\[|\]$/g, '');
+    // The URL parser has already read decimal, octal and hex IPv4 spellings (2130706433, 0177.0.1) as IPv4.
     if (isIP(host) && isForbiddenAddress(host)) return `Url points at ${host}, a private or reserved address.`;
     if (host === 'localhost' || host.endsWith('.localhost')) return 'Url points at localhost.';
   }

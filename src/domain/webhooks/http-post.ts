@@ -4,7 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import type { AppContext } from '../../context.js';
-import { ForbiddenTargetError, guardedLookup, isForbiddenAddress } from './address-guard.js';
+import { checkWebhookUrl, ForbiddenTargetError, guardedLookup, isForbiddenAddress } from './address-guard.js';
 
 export interface PostResult {
   /** HTTP status, or null when no answer came (network failure, timeout, refused target). */
@@ -38,6 +38,9 @@ export function createPoster(ctx: AppContext, maxSocketsPerHost = 8): Poster {
         durationMs: Date.now() - started,
         permanent,
       });
+      // The save-time check again: a row stored before a rule was added must not slip through.
+      const refused = checkWebhookUrl(url, ctx.config.webhookAllowPrivate);
+      if (refused) return Promise.resolve(done(null, refused, true));
       let u: URL;
       try {
         u = new URL(url);

@@ -17,6 +17,8 @@ import webhookRoutes from './webhooks/routes.js';
 import templateRoutes from './templates/routes.js';
 import serversRoutes from './servers/routes.js';
 import statsRoutes from './stats/routes.js';
+import dataRemovalRoutes from './data-removals/routes.js';
+import inboundRoutes from './inbound/routes.js';
 
 export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   await serverRoutes(app, ctx);
@@ -35,4 +37,6 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   await unsubscribeRoutes(app, ctx);
   await webhookRoutes(app, ctx);
   await emailRoutes(app, ctx);
+  await dataRemovalRoutes(app, ctx);
+  await inboundRoutes(app, ctx);
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { type Config, isPostgresUrl } from '../../config.js';
+import type { Config } from '../../config.js';
+import { isPostgresUrl } from '../db/url.js';
 
 /**
  * The master secret: MAILROOM_SECRET_KEY when set; otherwise a random key kept in `secret.key` beside the

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { isPostgresUrl } from '../../config.js';
+import { isPostgresUrl } from './url.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';

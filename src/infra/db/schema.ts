@@ -1,7 +1,9 @@
 // The database as Kysely sees it: one interface per table, in src/infra/db/tables/.
 import type { AccountsTable, ApiTokensTable } from './tables/accounts.js';
 import type { BouncesTable } from './tables/bounces.js';
-import type { InboundReportsTable } from './tables/bounces-extra.js';
+import type { DataRemovalsTable } from './tables/data-removals.js';
+import type { InboundReportsTable } from './tables/inbound-reports.js';
+import type { InboundAttemptsTable, InboundMessagesTable, InboundRulesTable } from './tables/inbound.js';
 import type { JobsTable } from './tables/jobs.js';
 import type { MessageStreamsTable } from './tables/message-streams.js';
 import type { MtaStsPoliciesTable } from './tables/mta-sts.js';
@@ -13,7 +15,6 @@ import type {
   MessagesTable,
 } from './tables/messages.js';
 import type { DkimKeysTable, DomainsTable, SenderSignaturesTable } from './tables/senders.js';
-import type { DkimKeysExtra, DomainsExtra, SenderSignaturesExtra } from './tables/senders-extra.js';
 import type { IdempotencyKeysTable } from './tables/sending.js';
 import type { ServersTable } from './tables/servers.js';
 import type { SuppressionsTable } from './tables/suppressions.js';
@@ -35,11 +36,14 @@ export interface Database {
   message_attachments: MessageAttachmentsTable;
   message_events: MessageEventsTable;
   suppressions: SuppressionsTable;
-  domains: DomainsTable & DomainsExtra;
-  dkim_keys: DkimKeysTable & DkimKeysExtra;
-  sender_signatures: SenderSignaturesTable & SenderSignaturesExtra;
+  domains: DomainsTable;
+  dkim_keys: DkimKeysTable;
+  sender_signatures: SenderSignaturesTable;
   bounces: BouncesTable;
   inbound_reports: InboundReportsTable;
+  inbound_messages: InboundMessagesTable;
+  inbound_rules: InboundRulesTable;
+  inbound_attempts: InboundAttemptsTable;
   webhooks: WebhooksTable;
   webhook_notifications: WebhookNotificationsTable;
   webhook_attempts: WebhookAttemptsTable;
@@ -49,4 +53,5 @@ export interface Database {
   templates: TemplatesTable;
   stats_daily: StatsDailyTable;
   worker_heartbeats: WorkerHeartbeatsTable;
+  data_removals: DataRemovalsTable;
 }

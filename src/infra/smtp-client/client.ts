@@ -31,16 +31,24 @@ export class SmtpError extends Error {
   constructor(
     message: string,
     /** The reply that refused the command, when there was one. */
-    readonly response?: string,
-    readonly responseCode?: number,
+    readonly reply?: SmtpReply,
     readonly command?: string,
     readonly code?: string,
   ) {
     super(message);
   }
+
+  /** The refusing reply's text (as nodemailer names it). */
+  get response(): string | undefined {
+    return this.reply?.text;
+  }
+
+  get responseCode(): number | undefined {
+    return this.reply?.code;
+  }
 }
 
-const refused = (command: string, r: SmtpReply) => new SmtpError(`${command} refused: ${r.text}`, r.text, r.code, command);
+const refused = (command: string, r: SmtpReply) => new SmtpError(`${command} refused: ${r.text}`, r, command);
 const ok = (r: SmtpReply) => r.code >= 200 && r.code < 300;
 
 function open(o: SmtpClientOptions): Promise<Socket> {
@@ -48,7 +56,7 @@ function open(o: SmtpClientOptions): Promise<Socket> {
     const socket = o.secure
       ? tlsConnect({ host: o.host, port: o.port, servername: o.tls.servername, rejectUnauthorized: o.tls.rejectUnauthorized })
       : netConnect({ host: o.host, port: o.port });
-    const timer = setTimeout(() => socket.destroy(new SmtpError(`connection to ${o.host}:${o.port} timed out`, undefined, undefined, 'CONN', 'ETIMEDOUT')), o.connectTimeoutMs);
+    const timer = setTimeout(() => socket.destroy(new SmtpError(`connection to ${o.host}:${o.port} timed out`, undefined, 'CONN', 'ETIMEDOUT')), o.connectTimeoutMs);
     const onError = (e: Error) => {
       clearTimeout(timer);
       reject(e);
@@ -99,8 +107,8 @@ export class SmtpClient {
   private attach(socket: Socket): void {
     socket.on('data', (chunk: Buffer) => this.reader.push(chunk));
     socket.on('error', (err) => this.fail(err));
-    socket.on('close', () => this.fail(new SmtpError('connection closed by the server', undefined, undefined, 'CONN', 'ECONNECTION')));
-    socket.on('timeout', () => socket.destroy(new SmtpError('timed out waiting for the server', undefined, undefined, 'CONN', 'ETIMEDOUT')));
+    socket.on('close', () => this.fail(new SmtpError('connection closed by the server', undefined, 'CONN', 'ECONNECTION')));
+    socket.on('timeout', () => socket.destroy(new SmtpError('timed out waiting for the server', undefined, 'CONN', 'ETIMEDOUT')));
   }
 
   private fail(err: Error): void {
@@ -177,7 +185,7 @@ export class SmtpClient {
   }
 
   /** One transaction: MAIL FROM, RCPT TO, DATA. Resolves with the final reply; throws SmtpError on a refusal. */
-  async send(from: string, to: string, raw: Buffer): Promise<string> {
+  async send(from: string, to: string, raw: Buffer): Promise<SmtpReply> {
     const size = this.caps.has('SIZE') ? ` SIZE=${raw.length}` : '';
     const utf8 = this.caps.has('SMTPUTF8') && /[^\x00-\x7f]/.test(from + to) ? ' SMTPUTF8' : '';
     const mail = `MAIL FROM:<${from}>${size}${utf8}\r\n`;
@@ -208,7 +216,7 @@ export class SmtpClient {
     const final = await this.reply();
     this.socket.setTimeout(0);
     if (!ok(final)) throw refused('DATA', final);
-    return final.text;
+    return final;
   }
 
   /** RSET after a refused transaction, so the next one starts clean (RFC 5321 4.1.1.5). */

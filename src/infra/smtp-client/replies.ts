@@ -3,9 +3,30 @@
 import { StringDecoder } from 'node:string_decoder';
 
 export interface SmtpReply {
+  /** The reply code (RFC 5321 4.2), 0 when the line had none. */
   code: number;
+  /** The enhanced status code that follows it (RFC 3463, RFC 2034), e.g. "5.1.1", when the server sent one. */
+  enhanced: string | null;
   /** The reply as received, lines joined with "\n" (e.g. "250 2.0.0 Ok: queued"). */
   text: string;
+}
+
+const ENHANCED = /^\s*[2-5]\d\d[ -]([245]\.\d{1,3}\.\d{1,3})\b/;
+
+/** The enhanced status code at the start of a reply's text, or null. */
+export function enhancedCode(text: string): string | null {
+  return ENHANCED.exec(text)?.[1] ?? null;
+}
+
+/** A reply held as text (stored, or written by a test): its code and enhanced code read from the text. */
+export function parseReply(text: string): SmtpReply {
+  const m = /^\s*([2-5]\d\d)(?:[ -]|$)/.exec(text);
+  return { code: m ? Number(m[1]) : 0, enhanced: enhancedCode(text), text };
+}
+
+/** A reply mailroom writes itself for a failure no server answered (no route, no connection, ...). */
+export function localReply(code: number, enhanced: string, detail: string): SmtpReply {
+  return { code, enhanced, text: `${code} ${enhanced} ${detail}` };
 }
 
 export class ReplyReader {
@@ -26,7 +47,8 @@ export class ReplyReader {
       this.lines.push(line);
       // A line without the continuation hyphen after the code ends the reply; so does a malformed one.
       if (line[3] !== '-' || !/^\d{3}/.test(line)) {
-        const reply = { code: Number(line.slice(0, 3)) || 0, text: this.lines.join('\n') };
+        const text = this.lines.join('\n');
+        const reply = { code: Number(line.slice(0, 3)) || 0, enhanced: enhancedCode(text), text };
         this.lines = [];
         const w = this.waiting.shift();
         if (w) w.resolve(reply);

@@ -217,7 +217,7 @@ describe('Domains API with DNS verification', () => {
     const all = await s.request('GET', '/domains?Count=500&Offset=0', A());
     assert.equal(all.status, 200);
     assert.equal(all.body.TotalCount, all.body.Domains.length);
-    assert.deepEqual(Object.keys(all.body.Domains[0]).sort(), ['DKIMVerified', 'ID', 'Name', 'ReturnPathDomainVerified', 'SPFVerified']);
+    assert.deepEqual(Object.keys(all.body.Domains[0]).sort(), ['DKIMVerified', 'ID', 'Name', 'ReturnPathDomainVerified', 'SPFVerified', 'WeakDKIM']);
     const page = await s.request('GET', '/domains?count=2&offset=1', A());
     assert.deepEqual(page.body.Domains.map((x: any) => x.ID), all.body.Domains.slice(1, 3).map((x: any) => x.ID));
     assert.equal((await s.request('GET', '/domains?count=501&offset=0', A())).status, 422);

@@ -119,6 +119,9 @@ describe('Sender signatures API', () => {
   it('resends the confirmation at most once a minute, 506 once confirmed', async () => {
     s.clock.freeze();
     const id = (await create({ FromEmail: 'resend@corp.test', Name: 'R' })).body.ID;
+    // The creation's own email does not count: create, then resend at once, works (as on the hosted service).
+    const first = await s.request('POST', `/senders/${id}/resend`, A());
+    assert.equal(first.status, 200, first.text);
     const before = (await systemMails()).length;
     s.clock.advance(59_999);
     const early = await s.request('POST', `/senders/${id}/resend`, A());

@@ -21,12 +21,12 @@ describe('GET/PUT /server', () => {
   it('updates settings and keeps them', async () => {
     const r = await s.request('PUT', '/server', { body: { Color: 'green', TrackOpens: true, TrackLinks: 'HtmlOnly', RetentionDays: 30 } });
     assert.equal(r.status, 200);
-    assert.equal(r.body.Color, 'Green');
+    assert.equal(r.body.Color, 'green', 'kept as written');
     assert.equal(r.body.TrackOpens, true);
     assert.equal(r.body.TrackLinks, 'HtmlOnly');
     assert.equal(r.body.RetentionDays, 30);
     const again = await s.request('GET', '/server');
-    assert.equal(again.body.Color, 'Green');
+    assert.equal(again.body.Color, 'green');
   });
 
   it('refuses bad values with their published codes', async () => {

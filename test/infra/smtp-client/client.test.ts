@@ -80,7 +80,7 @@ describe('SMTP client', () => {
       const srv = await server(pipelining ? {} : { hidePIPELINING: true });
       const c = await SmtpClient.connect(opts(srv.port));
       assert.equal(c.pipelining, pipelining);
-      assert.match(await c.send('bounce+1@rp.example', 'a@dest.example', message), /^250 /);
+      assert.match((await c.send('bounce+1@rp.example', 'a@dest.example', message)).text, /^250 /);
       // A refused recipient: the reply comes back, RSET clears the transaction, the session goes on.
       await assert.rejects(c.send('bounce+2@rp.example', 'nobody@dest.example', message), (e: SmtpError) => e.responseCode === 550 && /5\.1\.1/.test(e.response!));
       await c.reset();

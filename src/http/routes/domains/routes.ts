@@ -11,6 +11,7 @@ import {
   verifyDomainSpf,
 } from '../../../domain/domains/domains.js';
 import { domainDetail, domainListItem } from '../../../domain/domains/view.js';
+import { loadDomainKeys } from '../../../domain/domains/dkim-state.js';
 import { ApiError, ErrorCode } from '../../../domain/errors.js';
 import { accountAuth, type App } from '../../types.js';
 import { CreateDomainBody, DomainIdParams, DomainListQuery, UpdateDomainBody } from './schemas.js';
@@ -23,7 +24,8 @@ export default async function domainRoutes(app: App, ctx: AppContext): Promise<v
 
   app.get('/domains', { config, schema: { ...base, querystring: DomainListQuery } }, async (req) => {
     const { total, rows } = await listDomains(ctx, accountAuth(req.auth).accountId, req.query.count, req.query.offset);
-    return { TotalCount: total, Domains: rows.map(domainListItem) };
+    const keys = await loadDomainKeys(ctx, rows.map((r) => r.id));
+    return { TotalCount: total, Domains: rows.map((r) => domainListItem(r, keys.get(r.id))) };
   });
 
   app.get('/domains/:id', byId, async (req) => domainDetail(ctx, await getDomain(ctx, accountAuth(req.auth).accountId, req.params.id)));

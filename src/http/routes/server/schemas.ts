@@ -13,6 +13,7 @@ export const ServerSettingsFields = {
   OpenHookUrl: Type.Optional(Str),
   DeliveryHookUrl: Type.Optional(Str),
   ClickHookUrl: Type.Optional(Str),
+  SpamComplaintHookUrl: Type.Optional(Str),
   PostFirstOpenOnly: Type.Optional(Type.Boolean()),
   InboundDomain: Type.Optional(Str),
   InboundSpamThreshold: Type.Optional(Type.Integer()),

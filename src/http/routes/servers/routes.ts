@@ -10,6 +10,7 @@ import {
   updateAccountServer,
   type ServerRow,
 } from '../../../domain/servers/account-servers.js';
+import { readLegacyHooks } from '../../../domain/servers/legacy-hooks.js';
 import { serverView } from '../../../domain/servers/server-view.js';
 import { ListServersQuery, ServerBody, ServerParams } from './schemas.js';
 
@@ -17,19 +18,22 @@ const base = { tags: ['servers'], security: [{ accountToken: [] }] };
 const config = { auth: 'account' } as const;
 
 export default async function serversRoutes(app: App, ctx: AppContext): Promise<void> {
-  const view = async (row: ServerRow) => serverView(row, ctx.config, (await tokenHints(ctx.db, [row.id])).get(row.id) ?? []);
+  const view = async (row: ServerRow, tokens?: string[]) =>
+    serverView(row, ctx.config, tokens ?? (await tokenHints(ctx.db, [row.id])).get(row.id) ?? [], await readLegacyHooks(ctx.db, row.id));
 
   app.get('/servers', { config, schema: { ...base, querystring: ListServersQuery } }, async (req) => {
     const { accountId } = accountAuth(req.auth);
     const { total, rows } = await listServers(ctx, accountId, { count: req.query.count, offset: req.query.offset ?? 0, name: req.query.name });
     const hints = await tokenHints(ctx.db, rows.map((r) => r.id));
-    return { TotalCount: total, Servers: rows.map((r) => serverView(r, ctx.config, hints.get(r.id) ?? [])) };
+    const servers = [];
+    for (const r of rows) servers.push(serverView(r, ctx.config, hints.get(r.id) ?? [], await readLegacyHooks(ctx.db, r.id)));
+    return { TotalCount: total, Servers: servers };
   });
 
   app.post('/servers', { config, schema: { ...base, body: ServerBody } }, async (req) => {
     const { row, token } = await createAccountServer(ctx, accountAuth(req.auth).accountId, req.body);
     // The only time the token value is shown: it is stored as a digest.
-    return serverView(row, ctx.config, [token]);
+    return view(row, [token]);
   });
 
   app.get('/servers/:id', { config, schema: { ...base, params: ServerParams } }, async (req) =>

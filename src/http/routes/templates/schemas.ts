@@ -1,5 +1,4 @@
 import { Type } from 'typebox';
-import { RowId } from '../../pagination.js';
 
 const Text = Type.Union([Type.String(), Type.Null()]);
 // Body fields are typed by src/domain/templates/fields.ts (readTemplateInput): the app's Ajv coerces types, which
@@ -44,8 +43,10 @@ export const ValidateBody = Type.Object(
 
 export const PushBody = Type.Object(
   {
-    SourceServerID: RowId(),
-    DestinationServerID: RowId(),
+    // Any integer: an ID no server has (0 included) is "not found" (601) with the hosted service's texts,
+    // not a malformed request.
+    SourceServerID: Type.Integer(),
+    DestinationServerID: Type.Integer(),
     PerformChanges: Type.Boolean(),
   },
   { additionalProperties: true },

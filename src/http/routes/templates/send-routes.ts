@@ -1,17 +1,13 @@
 // POST /email/withTemplate and /email/batchWithTemplates (docs/reference/templates.md, "Sending with a
-// template"). The body is validated by src/domain/templates/send-with-template.ts and the sending area's accept
+// template"). The body is validated by src/domain/accepting/send-with-template.ts and the sending area's accept
 // path, each message on its own.
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { ApiError, ErrorCode } from '../../../domain/errors.js';
-import { serverAuth, type App } from '../../types.js';
-import { readIdempotencyKey } from '../../../domain/accepting/accept.js';
+import type { App } from '../../types.js';
 import { MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, MAX_SINGLE_REQUEST_BYTES } from '../../../domain/accepting/limits.js';
-import { sendWithTemplates } from '../../../domain/templates/send-with-template.js';
+import { sendWithTemplates } from '../../../domain/accepting/send-with-template.js';
 import { OutgoingMessageSchema, SendResultSchema } from '../email/schemas.js';
-
-const documentOnly = () => (data: unknown) => ({ value: data });
-const config = { auth: 'server', allowTestToken: true, validationErrorCode: ErrorCode.InvalidEmailRequest } as const;
+import { batchSend, documentOnly, sendRouteConfig as config, singleSend, type SendMessages } from '../email/send-handler.js';
 
 const TemplateMessage = Type.Object({
   ...OutgoingMessageSchema.properties,
@@ -22,6 +18,7 @@ const TemplateMessage = Type.Object({
 });
 
 export default async function templateSendRoutes(app: App, ctx: AppContext): Promise<void> {
+  const send: SendMessages = (auth, inputs, idempotency) => sendWithTemplates(ctx, auth, inputs, idempotency);
   app.post(
     '/email/withTemplate',
     {
@@ -30,13 +27,7 @@ export default async function templateSendRoutes(app: App, ctx: AppContext): Pro
       validatorCompiler: documentOnly,
       schema: { tags: ['templates', 'sending'], security: [{ serverToken: [] }], body: TemplateMessage, response: { 200: SendResultSchema } },
     },
-    async (req) => {
-      const body: unknown = req.body;
-      const idempotency = readIdempotencyKey(req.headers['idempotency-key'], '/email/withTemplate', body);
-      const [o] = await sendWithTemplates(ctx, serverAuth(req.auth), [body], idempotency);
-      if (o.result.ErrorCode !== 0) throw new ApiError(o.result.ErrorCode, o.result.Message, o.status);
-      return o.result;
-    },
+    singleSend('/email/withTemplate', send),
   );
 
   app.post(
@@ -52,16 +43,13 @@ export default async function templateSendRoutes(app: App, ctx: AppContext): Pro
         response: { 200: Type.Array(SendResultSchema) },
       },
     },
-    async (req) => {
-      const body = req.body as { Messages?: unknown } | null;
-      const messages = body && typeof body === 'object' ? body.Messages : undefined;
-      if (!Array.isArray(messages)) throw new ApiError(ErrorCode.InvalidEmailRequest, "The request body must be an object with a 'Messages' array.");
-      if (messages.length > MAX_BATCH_MESSAGES) {
-        throw new ApiError(ErrorCode.TooManyBatchMessages, `A batch holds at most ${MAX_BATCH_MESSAGES} messages; this one has ${messages.length}.`);
-      }
-      const idempotency = readIdempotencyKey(req.headers['idempotency-key'], '/email/batchWithTemplates', body);
-      const outcomes = await sendWithTemplates(ctx, serverAuth(req.auth), messages, idempotency);
-      return outcomes.map((o) => o.result);
-    },
+    batchSend(
+      '/email/batchWithTemplates',
+      (body) => {
+        const messages = body && typeof body === 'object' ? (body as { Messages?: unknown }).Messages : undefined;
+        return Array.isArray(messages) ? messages : "The request body must be an object with a 'Messages' array.";
+      },
+      send,
+    ),
   );
 }

@@ -14,6 +14,8 @@ import * as m0010 from './0010-tag-digest-indexes.js';
 import * as m0012 from './0012-drop-messages-retention-index.js';
 import * as m0011 from './0011-drop-plain-recipient-index.js';
 import * as m0013 from './0013-jobs-message-id.js';
+import * as m0016 from './0016-data-removals.js';
+import * as m0015 from './0015-inbound.js';
 import * as m0019 from './0019-mta-sts.js';
 import * as m0020 from './0020-periodic-tasks.js';
 import * as m0017 from './0017-worker-heartbeats.js';
@@ -32,6 +34,8 @@ export const migrations: Record<string, Migration> = {
   '0011-drop-plain-recipient-index': m0011,
   '0012-drop-messages-retention-index': m0012,
   '0013-jobs-message-id': m0013,
+  '0016-data-removals': m0016,
+  '0015-inbound': m0015,
   '0019-mta-sts': m0019,
   '0020-periodic-tasks': m0020,
   '0017-worker-heartbeats': m0017,

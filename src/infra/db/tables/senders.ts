@@ -1,3 +1,4 @@
+// The sender area's tables: domains, their DKIM keys, and sender signatures (columns of every migration).
 import type { WithDefault } from './defaults.js';
 import type { Generated } from 'kysely';
 
@@ -13,6 +14,7 @@ export interface DomainsTable {
   return_path_domain: WithDefault<string>;
   return_path_verified: WithDefault<number>;
   created_at: number;
+  return_path_checked_at: number | null;
 }
 
 export interface DkimKeysTable {
@@ -29,6 +31,10 @@ export interface DkimKeysTable {
   created_at: number;
   activated_at: number | null;
   revoked_at: number | null;
+  /** Last DNS check of a pending key. */
+  checked_at: number | null;
+  /** When a revoked key stopped being needed by queued mail (SafeToRemoveRevokedKeyFromDNS). */
+  removable_at: number | null;
 }
 
 export interface SenderSignaturesTable {
@@ -46,4 +52,8 @@ export interface SenderSignaturesTable {
   return_path_verified: WithDefault<number>;
   spf_verified: WithDefault<number>;
   created_at: number;
+  /** Random value bound into the signed confirmation link. */
+  confirm_nonce: WithDefault<string>;
+  confirmation_sent_at: number | null;
+  return_path_checked_at: number | null;
 }

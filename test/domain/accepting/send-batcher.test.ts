@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { GroupCommitter } from '../../../src/domain/accepting/group-commit.js';
+import { SendBatcher } from '../../../src/domain/accepting/send-batcher.js';
 import { prepareMessage } from '../../../src/domain/accepting/validate.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
@@ -36,7 +36,7 @@ describe('group commit', () => {
   });
 
   it('commits concurrent requests together, and a failing one alone without harming the others', async () => {
-    const c = new GroupCommitter(s.ctx);
+    const c = new SendBatcher(s.ctx);
     const broken = unit('b@example.net');
     // A message that passed validation but cannot be stored (no recipient row to record the event for).
     (broken.slots[0].message as any).recipients = [];
@@ -53,7 +53,7 @@ describe('group commit', () => {
 
   it('leaves the SQLite connection at synchronous=FULL for everyone else', async () => {
     if (s.ctx.dialect !== 'sqlite') return;
-    const c = new GroupCommitter(s.ctx);
+    const c = new SendBatcher(s.ctx);
     await Promise.all([c.submit(unit('d@example.net')), c.submit(unit('e@example.net'))]);
     const r = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(s.ctx.db);
     assert.equal(r.rows[0].synchronous, 2);
@@ -65,7 +65,7 @@ describe('group commit', () => {
   it('syncs the WAL through one descriptor kept across groups, released by drain()', async (t) => {
     if (s.ctx.dialect !== 'sqlite' || !existsSync('/proc/self/fd')) return t.skip('SQLite on Linux only');
     const wal = `${resolve(s.ctx.config.databaseUrl.replace(/^file:\/\//i, ''))}-wal`;
-    const c = new GroupCommitter(s.ctx);
+    const c = new SendBatcher(s.ctx);
     await c.submit(unit('wal-a@example.net'));
     const during = openOn(wal);
     await c.submit(unit('wal-b@example.net'));

@@ -5,10 +5,10 @@
 // render is refused on its own with a clear error, before anything is stored: never a half-rendered mail.
 import type { AppContext } from '../../context.js';
 import { ApiError, ErrorCode } from '../errors.js';
-import { acceptMessages, type SendAuth, type SendOutcome } from '../accepting/accept.js';
-import type { IdempotencyInput } from '../accepting/idempotency.js';
-import { failure } from '../accepting/commit-units.js';
-import { loadTemplateForSending, renderStoredTemplate } from './render-message.js';
+import { acceptMessages, type SendAuth, type SendOutcome } from './accept.js';
+import type { IdempotencyInput } from './idempotency.js';
+import { failure } from './commit-units.js';
+import { loadTemplateForSending, renderStoredTemplate } from '../templates/render-message.js';
 
 type Loaded = Awaited<ReturnType<typeof loadTemplateForSending>>;
 

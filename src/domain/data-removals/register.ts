@@ -1,0 +1,18 @@
+// Worker-role registration of the data-removal queue (src/worker.ts).
+import type { AppContext } from '../../context.js';
+import { DATA_REMOVAL_QUEUE } from './request.js';
+import { runDataRemoval } from './run.js';
+
+/** Rows per batch (one short transaction each); MAILROOM_DATA_REMOVAL_BATCH overrides it (tests use 1). */
+export const DATA_REMOVAL_BATCH = 500;
+
+export function registerDataRemovals(ctx: AppContext, batchSize = Number(process.env.MAILROOM_DATA_REMOVAL_BATCH) || DATA_REMOVAL_BATCH): void {
+  ctx.runner.register({
+    queue: DATA_REMOVAL_QUEUE,
+    concurrency: 1,
+    // A removal of a large account runs for minutes; the lease outlasts it, and should a worker die the
+    // next claim after the lease resumes the work (every step is idempotent).
+    leaseMs: 15 * 60_000,
+    handle: (job) => runDataRemoval(ctx, job, batchSize),
+  });
+}

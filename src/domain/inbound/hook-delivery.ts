@@ -1,0 +1,111 @@
+// The worker side of inbound processing: one 'inbound-hook' job per message, POSTed to the server's
+// InboundHookUrl through the webhook machinery (the same address guard and poster, HTTP basic auth from
+// the URL's user:password, the same retry schedule and the rule that a 403 stops retrying). Each attempt
+// is recorded (inbound_attempts) with the message's new status and the job's next run in one group commit.
+// Once the application has the message, its attachment content and raw source are dropped.
+import type { AppContext } from '../../context.js';
+import { CommitBatcher, inTransaction } from '../../infra/db/commit-batcher.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../infra/db/schema.js';
+import { completeJob } from '../../infra/jobs/complete.js';
+import { rescheduleJob } from '../../infra/jobs/reschedule.js';
+import type { JobHandler } from '../../infra/jobs/runner.js';
+import type { Job } from '../../infra/jobs/types.js';
+import { outcomeOf } from '../webhooks/deliver.js';
+import { createPoster, type PostResult } from '../webhooks/http-post.js';
+import { WEBHOOK_RETRY_SCHEDULE } from '../webhooks/queue.js';
+import { INBOUND_HOOK_QUEUE, INBOUND_STATUS, type InboundHookJobPayload } from './hook-queue.js';
+import { withoutContent, type InboundPayload } from './payload.js';
+
+export interface InboundHookOptions {
+  timeoutMs?: number;
+  concurrency?: number;
+  /** Posts in flight per server (per application). */
+  perServer?: number;
+}
+
+/** Request headers beside the body; the body is the exact JSON stored at intake. */
+function requestHeaders(inboundId: string, attempt: number, startedAt: number): Record<string, string> {
+  return {
+    'Content-Type': 'application/json; charset=utf-8',
+    'User-Agent': 'mailroom-inbound/1',
+    'X-Mailroom-Inbound-Id': inboundId,
+    'X-Mailroom-Attempt': String(attempt),
+    'X-Mailroom-Timestamp': String(Math.floor(startedAt / 1000)),
+  };
+}
+
+export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}): JobHandler & { close(): void } {
+  const timeoutMs = o.timeoutMs ?? 10_000;
+  const perServer = o.perServer ?? 16;
+  const poster = createPoster(ctx, perServer);
+  const log = ctx.logger.child({ component: 'inbound-hook' });
+  const writer = new CommitBatcher<(trx: Kysely<Database>) => Promise<void>>({
+    logger: ctx.logger,
+    name: 'inbound hook outcomes',
+    maxWeight: 200,
+    commit: inTransaction(ctx.db, async (trx, writes) => {
+      for (const w of writes) await w(trx);
+    }),
+  });
+
+  async function handle(job: Job): Promise<void> {
+    const { inboundId } = JSON.parse(job.payload) as InboundHookJobPayload;
+    const m = await ctx.db
+      .selectFrom('inbound_messages as m')
+      .innerJoin('servers as s', 's.id', 'm.server_id')
+      .select(['m.id', 'm.status', 'm.attempts', 'm.payload', 's.inbound_hook_url'])
+      .where('m.id', '=', inboundId)
+      .executeTakeFirst();
+    // Deleted (retention) or settled by an earlier run of this job.
+    if (!m || (m.status !== INBOUND_STATUS.queued && m.status !== INBOUND_STATUS.scheduled)) {
+      await completeJob(ctx.db, job.id);
+      return;
+    }
+    const attempt = m.attempts + 1;
+    const startedAt = ctx.clock.now();
+    const r: PostResult = m.inbound_hook_url
+      ? await poster.post(m.inbound_hook_url, requestHeaders(m.id, attempt, startedAt), m.payload, timeoutMs)
+      : { status: null, error: 'the server has no InboundHookUrl', durationMs: 0, permanent: true };
+    const outcome = outcomeOf(r, attempt);
+    const now = ctx.clock.now();
+    const nextAt = outcome === 'retrying' ? now + WEBHOOK_RETRY_SCHEDULE[attempt - 1] : null;
+    if (outcome !== 'delivered') log.info({ inboundId: m.id, attempt, status: r.status, err: r.error, outcome }, 'inbound hook attempt failed');
+    const error = r.error === null ? null : r.error.slice(0, 1000);
+    const status = outcome === 'delivered' ? INBOUND_STATUS.processed : outcome === 'retrying' ? INBOUND_STATUS.scheduled : INBOUND_STATUS.failed;
+
+    await writer.submit(async (trx) => {
+      // Guarded by the attempt count: a job taken over after its lease ran out records its own outcome.
+      const res = await trx
+        .updateTable('inbound_messages')
+        .set({
+          status,
+          attempts: attempt,
+          last_error: error,
+          processed_at: outcome === 'delivered' ? now : null,
+          ...(outcome === 'delivered' ? { payload: JSON.stringify(withoutContent(JSON.parse(m.payload) as InboundPayload)) } : {}),
+        })
+        .where('id', '=', m.id)
+        .where('attempts', '=', m.attempts)
+        .where('status', 'in', [INBOUND_STATUS.queued, INBOUND_STATUS.scheduled])
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) > 0) {
+        await trx
+          .insertInto('inbound_attempts')
+          .values({ inbound_id: m.id, attempt, outcome, status_code: r.status, error, started_at: startedAt, duration_ms: r.durationMs })
+          .execute();
+      }
+      if (nextAt !== null) await rescheduleJob(trx, job.id, nextAt, r.error);
+      else await completeJob(trx, job.id);
+    });
+  }
+
+  return {
+    queue: INBOUND_HOOK_QUEUE,
+    concurrency: o.concurrency ?? 64,
+    groupConcurrency: perServer,
+    leaseMs: timeoutMs + 60_000,
+    handle,
+    close: () => poster.close(),
+  };
+}

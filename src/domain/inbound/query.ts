@@ -1,0 +1,154 @@
+// The inbound messages of one server (GET /messages/inbound, .../details) and the two ways to post one
+// again: bypass (a Blocked message, past its rule or spam score) and retry (a Failed one). Every query is
+// filtered by the caller's server id.
+import { sql } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { containsInsensitive } from '../../infra/db/util.js';
+import { enqueueJobs } from '../../infra/jobs/enqueue.js';
+import { iso, parseFilterDate } from '../../infra/time.js';
+import { ApiError, ErrorCode } from '../errors.js';
+import { inboundHookJob, INBOUND_STATUS } from './hook-queue.js';
+import type { InboundPayload } from './payload.js';
+
+export interface InboundFilters {
+  count: number;
+  offset: number;
+  recipient?: string;
+  fromemail?: string;
+  tag?: string;
+  subject?: string;
+  mailboxhash?: string;
+  status?: string;
+  fromdate?: string;
+  todate?: string;
+}
+
+function dateFilter(text: string | undefined, end: boolean, name: string): number | null {
+  if (text === undefined || text === '') return null;
+  const at = parseFilterDate(text, end);
+  if (at === null) throw new ApiError(ErrorCode.MessageQueryError, `${name} is not a date: '${text}'.`);
+  return at;
+}
+
+const STATUS_BY_LOWER = new Map(Object.entries(INBOUND_STATUS));
+
+interface Row {
+  id: string;
+  status: string;
+  payload: string;
+  received_at: number;
+  blocked_reason: string;
+}
+
+/** The search item: the hosted service's InboundMessage (no bodies, attachments without content). */
+function summary(r: Row) {
+  const p = JSON.parse(r.payload) as InboundPayload;
+  return {
+    From: p.From,
+    FromName: p.FromName,
+    FromFull: p.FromFull,
+    To: p.To,
+    ToFull: p.ToFull,
+    Cc: p.Cc,
+    CcFull: p.CcFull,
+    Bcc: p.Bcc,
+    BccFull: p.BccFull,
+    ReplyTo: p.ReplyTo,
+    OriginalRecipient: p.OriginalRecipient,
+    Subject: p.Subject,
+    Date: p.Date,
+    MailboxHash: p.MailboxHash,
+    Tag: p.Tag,
+    MessageID: r.id,
+    Status: r.status,
+    ReceivedAt: iso(r.received_at),
+    Attachments: p.Attachments.map(({ Content: _c, ...a }) => a),
+    MessageStream: p.MessageStream,
+  };
+}
+
+export async function searchInbound(ctx: AppContext, serverId: number, f: InboundFilters) {
+  let status: string | undefined;
+  if (f.status) {
+    status = STATUS_BY_LOWER.get(f.status.toLowerCase());
+    if (!status) throw new ApiError(ErrorCode.MessageQueryError, `Unknown status '${f.status}': use ${Object.keys(INBOUND_STATUS).join(', ')}.`);
+  }
+  const from = dateFilter(f.fromdate, false, 'fromdate');
+  const to = dateFilter(f.todate, true, 'todate');
+  let q = ctx.db.selectFrom('inbound_messages').where('server_id', '=', serverId);
+  if (status) q = q.where('status', '=', status);
+  if (f.recipient) q = q.where(containsInsensitive(ctx.dialect, sql.ref('recipients'), f.recipient));
+  if (f.fromemail) q = q.where(containsInsensitive(ctx.dialect, sql.ref('from_email'), f.fromemail));
+  if (f.subject) q = q.where(containsInsensitive(ctx.dialect, sql.ref('subject'), f.subject));
+  if (f.tag) q = q.where('tag', '=', f.tag);
+  if (f.mailboxhash) q = q.where('mailbox_hash', '=', f.mailboxhash);
+  if (from !== null) q = q.where('received_at', '>=', from);
+  if (to !== null) q = q.where('received_at', '<=', to);
+  const [total, rows] = await Promise.all([
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    q.select(['id', 'status', 'payload', 'received_at', 'blocked_reason']).orderBy('received_at', 'desc').orderBy('id', 'desc').limit(f.count).offset(f.offset).execute(),
+  ]);
+  return { TotalCount: Number(total.n), InboundMessages: rows.map(summary) };
+}
+
+async function findRow(ctx: AppContext, serverId: number, id: string) {
+  const row = await ctx.db
+    .selectFrom('inbound_messages')
+    .select(['id', 'status', 'payload', 'received_at', 'blocked_reason', 'spam_score', 'attempts', 'last_error'])
+    .where('server_id', '=', serverId)
+    .where('id', '=', id.trim().toLowerCase())
+    .executeTakeFirst();
+  if (!row) throw new ApiError(ErrorCode.MessageNotFound, `Inbound message '${id}' not found.`);
+  return row;
+}
+
+export async function inboundDetails(ctx: AppContext, serverId: number, id: string) {
+  const row = await findRow(ctx, serverId, id);
+  const p = JSON.parse(row.payload) as InboundPayload;
+  const attempts = await ctx.db
+    .selectFrom('inbound_attempts')
+    .select(['attempt', 'outcome', 'status_code', 'error', 'started_at'])
+    .where('inbound_id', '=', row.id)
+    .orderBy('attempt')
+    .execute();
+  return {
+    ...summary(row),
+    TextBody: p.TextBody,
+    HtmlBody: p.HtmlBody,
+    StrippedTextReply: p.StrippedTextReply,
+    Headers: p.Headers,
+    Attachments: p.Attachments,
+    BlockedReason: row.blocked_reason,
+    SpamScore: row.spam_score,
+    // The delivery log (beyond the hosted service): each POST to InboundHookUrl and its answer.
+    HookAttempts: attempts.map((a) => ({ Attempt: a.attempt, Outcome: a.outcome, ResponseCode: a.status_code, Error: a.error, AttemptedAt: iso(a.started_at) })),
+  };
+}
+
+/** Queues a Blocked (bypass) or Failed (retry) message for posting again. */
+async function requeue(ctx: AppContext, serverId: number, id: string, from: string, verb: string) {
+  const row = await findRow(ctx, serverId, id);
+  if (row.status !== from) throw new ApiError(ErrorCode.InvalidRequestFields, `Inbound message '${row.id}' is ${row.status}; only a ${from} message can be ${verb}.`);
+  const now = ctx.clock.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    const r = await trx
+      .updateTable('inbound_messages')
+      .set({ status: INBOUND_STATUS.queued, attempts: 0, last_error: null })
+      .where('id', '=', row.id)
+      .where('status', '=', from)
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) throw new ApiError(ErrorCode.InvalidRequestFields, `Inbound message '${row.id}' changed meanwhile; try again.`);
+    await enqueueJobs(trx, [inboundHookJob(row.id, serverId, now)], now);
+  });
+  ctx.runner.wake();
+}
+
+export async function bypassInbound(ctx: AppContext, serverId: number, id: string) {
+  await requeue(ctx, serverId, id, INBOUND_STATUS.blocked, 'bypassed');
+  return { ErrorCode: 0, Message: `Successfully bypassed message: ${id}` };
+}
+
+export async function retryInbound(ctx: AppContext, serverId: number, id: string) {
+  await requeue(ctx, serverId, id, INBOUND_STATUS.failed, 'retried');
+  return { ErrorCode: 0, Message: `Successfully rescheduled failed message: ${id}` };
+}

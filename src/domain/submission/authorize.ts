@@ -1,0 +1,19 @@
+// SMTP AUTH for submission (RFC 4954): a server token is the credential. The hosted service takes the token
+// as both user name and password; mailroom accepts it in either (a client that puts something else in the
+// user name field still works), resolved through the same digests as the API's tokens.
+import type { AppContext } from '../../context.js';
+import type { SendAuth } from '../accepting/accept.js';
+import type { TokenResolver } from '../tokens/token-resolver.js';
+
+export type SubmissionAuth = { ok: true; auth: SendAuth } | { ok: false; reason: 'bad-token' | 'account-token' | 'smtp-off' };
+
+export async function authorizeSubmission(ctx: AppContext, tokens: TokenResolver, username: string, password: string): Promise<SubmissionAuth> {
+  let token = password ? await tokens.resolve(password) : null;
+  if (!token && username && username !== password) token = await tokens.resolve(username);
+  if (!token) return { ok: false, reason: 'bad-token' };
+  if (token.kind !== 'server' || token.serverId === null) return { ok: false, reason: 'account-token' };
+  const server = await ctx.db.selectFrom('servers').select('smtp_api_activated').where('id', '=', token.serverId).executeTakeFirst();
+  if (!server) return { ok: false, reason: 'bad-token' };
+  if (server.smtp_api_activated !== 1) return { ok: false, reason: 'smtp-off' };
+  return { ok: true, auth: { accountId: token.accountId, serverId: token.serverId, testMode: false } };
+}

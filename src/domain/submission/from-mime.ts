@@ -1,0 +1,77 @@
+// A message submitted over SMTP (RFC 6409) becomes the same outgoing message as a POST /email: the MIME is
+// parsed with postal-mime, its headers become the API's fields, and the X-PM-* headers the API's options
+// (x-pm-headers.ts). The result is the JSON form that prepareMessage validates, so every rule of the API
+// applies unchanged; the envelope is applied afterwards (applyEnvelope).
+import PostalMime, { type Address, type Attachment, type Email } from 'postal-mime';
+import { readPmHeaders } from './x-pm-headers.js';
+
+/** Headers that become API fields, that mailroom writes itself, or that only relays add (headers.ts refuses
+ * them in Headers); a submission client writes them as a matter of course, so they are dropped here. */
+const STRUCTURAL = new Set([
+  'from', 'to', 'cc', 'bcc', 'subject', 'reply-to', 'sender', 'date', 'message-id', 'return-path', 'received',
+  'dkim-signature', 'mime-version',
+]);
+const STRUCTURAL_PREFIXES = ['content-', 'arc-', 'x-pm-'];
+
+const isStructural = (key: string) => STRUCTURAL.has(key) || STRUCTURAL_PREFIXES.some((p) => key.startsWith(p));
+
+export interface HeaderMailbox {
+  name: string;
+  address: string;
+}
+
+export interface ParsedSubmission {
+  /** The message in the JSON form of POST /email, without its recipients (envelope.ts adds them). */
+  input: Record<string, unknown>;
+  /** The address headers: who the message names; the envelope decides who receives it. */
+  to: HeaderMailbox[];
+  cc: HeaderMailbox[];
+  /** X-PM-KeepID: the client's Message-ID, kept on the delivered message; null: mailroom assigns one. */
+  keepMessageId: string | null;
+}
+
+/** Mailboxes of an address header, groups flattened (RFC 5322 3.4). */
+function mailboxes(list: Address[] | Address | undefined): HeaderMailbox[] {
+  if (!list) return [];
+  const out: HeaderMailbox[] = [];
+  for (const a of Array.isArray(list) ? list : [list]) {
+    if (a.group) out.push(...a.group.filter((m) => m.address));
+    else if (a.address) out.push({ name: a.name, address: a.address });
+  }
+  return out;
+}
+
+/** RFC 5322 3.2.4: a display name always quoted (postal-mime gives it decoded), so that any text survives the
+ * API's address parser. */
+export const mailboxText = (m: HeaderMailbox): string => (m.name.trim() ? `"${m.name.trim().replace(/(["\\])/g, '\\$1')}" <${m.address}>` : m.address);
+const joinList = (list: HeaderMailbox[]) => list.map(mailboxText).join(', ');
+
+function attachmentInput(a: Attachment, i: number): Record<string, unknown> {
+  const content = typeof a.content === 'string' ? a.content : Buffer.from(a.content as ArrayBuffer).toString('base64');
+  // A part without a file name (an inline image, a forwarded message) still needs a Name in the API form.
+  const name = a.filename?.trim() || `part-${i + 1}${a.mimeType === 'message/rfc822' ? '.eml' : ''}`;
+  const cid = a.contentId?.replace(/^<(.*)>$/, '$1').trim();
+  return { Name: name, Content: content, ContentType: a.mimeType, ContentID: cid && a.disposition !== 'attachment' ? `cid:${cid}` : null };
+}
+
+export async function parseSubmission(raw: Buffer): Promise<ParsedSubmission> {
+  const email: Email = await PostalMime.parse(raw, { attachmentEncoding: 'base64' });
+  const pm = readPmHeaders(email.headers);
+  const headers = email.headers
+    .filter((h) => !isStructural(h.key))
+    .map((h) => ({ Name: h.originalKey || h.key, Value: h.value.trim() }));
+  const from = mailboxes(email.from);
+  const input: Record<string, unknown> = {
+    // More than one From mailbox is refused by the API's rule (exactly one).
+    From: joinList(from),
+    Subject: email.subject ?? '',
+    HtmlBody: email.html ?? null,
+    TextBody: email.text ?? null,
+    ReplyTo: email.replyTo ? joinList(mailboxes(email.replyTo)) : null,
+    Headers: headers,
+    Attachments: email.attachments.map(attachmentInput),
+    ...pm.fields,
+  };
+  const keep = pm.keepId && email.messageId ? email.messageId.trim() : null;
+  return { input, to: mailboxes(email.to), cc: mailboxes(email.cc), keepMessageId: keep || null };
+}

@@ -1,0 +1,151 @@
+// Group commit, the one batching primitive: items submitted while a group is being written queue up, and
+// the next group takes all of them (up to maxWeight), so one durable commit (an fsync under SQLite's
+// synchronous=FULL, a WAL flush on PostgreSQL) serves many writers. No timer: an idle batcher writes a lone
+// item at once, and items submitted in the same turn of the event loop join one group.
+//
+// With `sync` (the sending path's WAL fdatasync off the event loop), a group is answered once its sync is
+// done; the next group is gathered meanwhile and written after that sync, so groups grow with the load.
+//
+// Isolation of failures: if a group's commit fails, nothing of it was stored; each item is then committed
+// alone, so one bad item cannot fail or mis-answer the others. An item that fails alone rejects its own
+// promise, unless `retryAlone` says the failure was a race that one more commit resolves.
+//
+// Users: the sending batcher (domain/accepting/send-batcher.ts), the delivery-outcome batcher
+// (domain/delivery/outcome-batcher.ts) and the webhook-outcome batcher (domain/webhooks/outcome-writer.ts).
+import type { Kysely } from 'kysely';
+import type { Logger } from '../logger.js';
+import type { Database } from './schema.js';
+
+interface Pending<T, R> {
+  item: T;
+  weight: number;
+  resolve(r: R): void;
+  reject(err: unknown): void;
+}
+
+export interface CommitBatcherOptions<T, R> {
+  /** Writes a group in one transaction; one result per item, in order. */
+  commit(items: T[]): Promise<R[]>;
+  /** Makes what was committed durable before the group is answered; the next group waits for it. */
+  sync?(): Promise<void>;
+  /** How much of a group an item takes (default 1); a group holds at most maxWeight, and at least one item. */
+  weight?(item: T): number;
+  maxWeight?: number;
+  /** An item whose commit failed alone is committed once more when this says so (a lost race). */
+  retryAlone?(item: T, err: unknown): boolean;
+  /** Called after each group is settled (answered or failed over to one-by-one commits). */
+  afterGroup?(): void;
+  logger?: Logger;
+  /** Names the batcher in the log line written when a group falls back to one-by-one commits. */
+  name: string;
+}
+
+export class CommitBatcher<T, R = void> {
+  private queue: Pending<T, R>[] = [];
+  private running = false;
+  private syncing: Promise<void> = Promise.resolve();
+  private looping: Promise<void> = Promise.resolve();
+  /** Groups written and items they carried (bench/send reports the average group size). */
+  readonly stats = { transactions: 0, requests: 0 };
+
+  constructor(private readonly o: CommitBatcherOptions<T, R>) {}
+
+  /** Resolves with the item's result once its group is committed (and synced). */
+  submit(item: T): Promise<R> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ item, weight: this.o.weight?.(item) ?? 1, resolve, reject });
+      if (!this.running) {
+        this.running = true;
+        // Items submitted in the same turn of the event loop join this first group.
+        this.looping = new Promise((done) => setImmediate(() => void this.loop().finally(done)));
+      }
+    });
+  }
+
+  /** Resolves when every submitted item has been committed and synced (graceful shutdown). */
+  async drain(): Promise<void> {
+    while (this.running) await this.looping;
+    await this.syncing;
+  }
+
+  private async loop(): Promise<void> {
+    const max = this.o.maxWeight ?? 256;
+    try {
+      while (this.queue.length > 0) {
+        // The previous group's sync first: items keep arriving meanwhile, so the next group is larger and the
+        // number of commits per item drops as load rises.
+        await this.syncing;
+        let n = 0;
+        let weight = 0;
+        while (n < this.queue.length && (n === 0 || weight + this.queue[n].weight <= max)) weight += this.queue[n++].weight;
+        await this.write(this.queue.splice(0, n));
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async write(group: Pending<T, R>[]): Promise<void> {
+    this.stats.transactions++;
+    this.stats.requests += group.length;
+    let results: R[];
+    try {
+      results = await this.o.commit(group.map((p) => p.item));
+    } catch (err) {
+      if (group.length === 1) await this.settleAlone(group[0], err);
+      else {
+        this.o.logger?.warn({ err, items: group.length }, `${this.o.name}: group failed; committing its items one by one`);
+        for (const p of group) {
+          try {
+            p.resolve(await this.commitAlone(p.item));
+          } catch (e) {
+            await this.settleAlone(p, e);
+          }
+        }
+      }
+      this.o.afterGroup?.();
+      return;
+    }
+    if (!this.o.sync) {
+      group.forEach((p, i) => p.resolve(results[i]));
+      this.o.afterGroup?.();
+      return;
+    }
+    // Not awaited here: the next group is taken in while this one's commit reaches the disk.
+    const synced = this.o.sync();
+    this.syncing = synced.catch(() => undefined);
+    void synced.then(
+      () => {
+        group.forEach((p, i) => p.resolve(results[i]));
+        this.o.afterGroup?.();
+      },
+      (err) => {
+        this.o.logger?.error({ err }, `${this.o.name}: could not sync the database to disk; the group is answered with an error`);
+        for (const p of group) p.reject(err);
+      },
+    );
+  }
+
+  private async commitAlone(item: T): Promise<R> {
+    const [r] = await this.o.commit([item]);
+    await this.o.sync?.();
+    return r;
+  }
+
+  private async settleAlone(p: Pending<T, R>, err: unknown): Promise<void> {
+    if (!this.o.retryAlone?.(p.item, err)) return p.reject(err);
+    try {
+      p.resolve(await this.commitAlone(p.item));
+    } catch (e) {
+      p.reject(e);
+    }
+  }
+}
+
+/** The usual commit: `apply` writes the group inside one database transaction. */
+export function inTransaction<T>(db: Kysely<Database>, apply: (trx: Kysely<Database>, items: T[]) => Promise<void>): (items: T[]) => Promise<void[]> {
+  return async (items) => {
+    await db.transaction().execute((trx) => apply(trx, items));
+    return items.map(() => undefined);
+  };
+}

@@ -1,0 +1,40 @@
+// SMTP replies of the submission listener, each with its enhanced status code (RFC 3463, RFC 2034) chosen
+// here rather than derived by smtp-server from the reply code (it maps every 550 to 5.1.1 "bad mailbox").
+// A refusal carries the API's own message, so an SMTP client reads the same explanation as an API client.
+import { ErrorCode } from '../domain/errors.js';
+
+export interface SmtpReply {
+  code: number;
+  /** Starts with the enhanced status code. */
+  message: string;
+}
+
+/** The API's refusal of a message (ErrorCode and HTTP status) as an SMTP reply to DATA. */
+export function refusalReply(errorCode: number, status: number, message: string): SmtpReply {
+  // RFC 3463: X.3.4 message too big for system.
+  if (status === 413) return { code: 552, message: `5.3.4 ${message}` };
+  switch (errorCode) {
+    case ErrorCode.SenderSignatureNotFound:
+    case ErrorCode.SenderSignatureNotConfirmed:
+      // X.7.1: delivery not authorized, message refused (the From address is not the account's).
+      return { code: 550, message: `5.7.1 ${message}` };
+    case ErrorCode.InactiveRecipient:
+      // The whole message is refused, as the API refuses it; see README "SMTP submission".
+      return { code: 550, message: `5.7.1 ${message}` };
+    case ErrorCode.ForbiddenAttachmentType:
+      // X.6.0: other or undefined media error (the content is refused, not the addresses).
+      return { code: 550, message: `5.6.0 ${message}` };
+    case ErrorCode.StreamNotOnServer:
+    case ErrorCode.StreamSendingNotSupported:
+      return { code: 550, message: `5.7.1 ${message}` };
+    case ErrorCode.ServerNotFound:
+      return { code: 550, message: `5.7.0 ${message}` };
+    case ErrorCode.InvalidEmailRequest:
+      return { code: 550, message: `5.6.0 ${message}` };
+    default:
+      return { code: 550, message: `5.0.0 ${message}` };
+  }
+}
+
+/** RFC 5321 4.2.5: a local failure answers 451, and the client keeps the message and tries again. */
+export const TEMPORARY_FAILURE: SmtpReply = { code: 451, message: '4.3.0 Temporary failure, the message was not stored; try again later' };
