@@ -6,6 +6,8 @@ import { migrateToLatest } from './infra/db/migrate.js';
 import { serve } from './serve.js';
 import { issueToken } from './domain/tokens/issue.js';
 import { USER_HELP, userCommand } from './cli-user.js';
+import { describeStartError } from './start-errors.js';
+import { OPERATOR_COMMANDS, OperatorUsage } from './cli-operator.js';
 
 const HELP = `mailroom: a self-hosted transactional email service
 
@@ -15,6 +17,11 @@ Usage:
   mailroom token server [--server ID]      issue a new server token (default: the first server)
   mailroom token account                   issue a new account token
 ${USER_HELP}
+  mailroom status [--json]                 queue depths, oldest job, workers, failing destinations
+  mailroom sender add EMAIL --name NAME [--confirmed]
+                                           add a sender signature; --confirmed skips the mailed link
+  mailroom domain add NAME                 add a sending domain and print its DNS records
+  mailroom backup FILE                     consistent copy of the SQLite database while it runs
   mailroom --help                          this text
 
 Configuration comes from MAILROOM_* environment variables; see README.md.
@@ -24,7 +31,14 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { role: { type: 'string' }, server: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      role: { type: 'string' },
+      server: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      name: { type: 'string' },
+      confirmed: { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
   });
   const [command, sub] = positionals;
   if (values.help || !command || command === 'help') {
@@ -63,6 +77,19 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'user') return userCommand(config, positionals.slice(1), values.role);
+  if (command in OPERATOR_COMMANDS) {
+    const ctx = createContext(config);
+    try {
+      await migrateToLatest(ctx.database);
+      process.stdout.write(await OPERATOR_COMMANDS[command](ctx, positionals.slice(1), values));
+    } catch (err) {
+      if (err instanceof OperatorUsage) throw new UsageError(err.message);
+      throw err;
+    } finally {
+      await ctx.close();
+    }
+    return 0;
+  }
   throw new UsageError(`unknown command "${command}"`);
 }
 
@@ -73,10 +100,13 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err) => {
+    const known = describeStartError(err, process.env.MAILROOM_DATABASE_URL || './data/mailroom.db');
     if (err instanceof ConfigError) process.stderr.write(`mailroom: configuration error: ${err.message}\n`);
+    else if (known) process.stderr.write(`mailroom: ${known}\n`);
     else if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
       process.stderr.write(`mailroom: ${err.message}\n\n${HELP}`);
     else process.stderr.write(`mailroom: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 2;
+    // Exit now: a half-started service (a pool, a listener) must not keep the process alive.
+    process.exit(2);
   },
 );

@@ -2,6 +2,8 @@
 // process with a message naming the variable (see README, "Configuration").
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { namesInSource, nearestName, unknownVariables } from './config-unknown.js';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -69,6 +71,17 @@ export interface Config {
   deliveryDomainConcurrency: number;
   /** Give up on a transiently failing recipient after this many hours (then a SoftBounce). */
   deliveryMaxAgeHours: number;
+  /** PostgreSQL connections per process (MAILROOM_DATABASE_POOL_SIZE). */
+  databasePoolSize: number;
+  /**
+   * HTTP limits: the whole request (headers and body) must arrive within requestTimeoutMs, the headers within
+   * headersTimeoutMs, and a kept-alive connection is closed after idleTimeoutMs without a request.
+   */
+  http: { requestTimeoutMs: number; headersTimeoutMs: number; idleTimeoutMs: number };
+  /** SIGTERM: how long to drain (HTTP requests, SMTP transactions, jobs in flight) before exiting anyway. */
+  shutdownTimeoutMs: number;
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+  metricsToken: string | null;
   submission: SubmissionConfig;
 }
 
@@ -206,6 +219,14 @@ function parseInboundTls(env: Env, CERT = 'MAILROOM_INBOUND_TLS_CERT', KEY = 'MA
   return { certPath, keyPath, cert, key };
 }
 
+function httpTimeouts(env: Env): Config['http'] {
+  const requestTimeoutMs = int(env, 'MAILROOM_HTTP_REQUEST_TIMEOUT_SECONDS', 60, 1, 3600) * 1000;
+  // Node requires the headers timeout not to exceed the request timeout.
+  const headersTimeoutMs = Math.min(int(env, 'MAILROOM_HTTP_HEADERS_TIMEOUT_SECONDS', 10, 1, 3600) * 1000, requestTimeoutMs);
+  const idleTimeoutMs = int(env, 'MAILROOM_HTTP_IDLE_TIMEOUT_SECONDS', 5, 1, 3600) * 1000;
+  return { requestTimeoutMs, headersTimeoutMs, idleTimeoutMs };
+}
+
 /** A port number, or null for `off` (the listener is not started). */
 function optionalPort(env: Env, name: string, fallback: number | null): number | null {
   const v = env[name];
@@ -241,7 +262,44 @@ function parseSpamd(env: Env): { host: string; port: number } | null {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+/** Variables read outside this file (delivery/options.ts, data-removals/register.ts), named here so that they are known. */
+export const READ_ELSEWHERE = ['MAILROOM_EHLO_NAME', 'MAILROOM_DELIVERY_LEASE_SECONDS', 'MAILROOM_DATA_REMOVAL_BATCH'];
+
+/**
+ * Reads the configuration; an unknown MAILROOM_* variable (a misspelling) stops the start naming the nearest
+ * known one. Known: every name this file reads or writes down, found both by recording what readConfig looks
+ * up and by the names written in this file's own text (so a name read only under a condition counts too).
+ */
 export function loadConfig(env: Env = process.env): Config {
+  const read = new Set<string>(READ_ELSEWHERE);
+  const recording = new Proxy(env, {
+    get(target, key) {
+      if (typeof key === 'string') read.add(key);
+      return target[key as string];
+    },
+  });
+  const config = readConfig(recording);
+  let unknown = unknownVariables(env, read);
+  if (unknown.length > 0) {
+    for (const n of ownSourceNames()) read.add(n);
+    unknown = unknownVariables(env, read);
+  }
+  if (unknown.length > 0) {
+    const name = unknown[0];
+    throw new ConfigError(name, `unknown setting (did you mean ${nearestName(name, [...read].filter((k) => k.startsWith('MAILROOM_')))}?)`);
+  }
+  return config;
+}
+
+function ownSourceNames(): Set<string> {
+  try {
+    return namesInSource(readFileSync(fileURLToPath(import.meta.url), 'utf8'));
+  } catch {
+    return new Set();
+  }
+}
+
+function readConfig(env: Env): Config {
   const returnPathDomain = hostname(env, 'MAILROOM_RETURN_PATH_DOMAIN', 'bounces.localhost');
   const logLevel = str(env, 'MAILROOM_LOG_LEVEL', 'info');
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('MAILROOM_LOG_LEVEL', `one of ${LOG_LEVELS.join(', ')}`);
@@ -276,6 +334,10 @@ export function loadConfig(env: Env = process.env): Config {
     deliveryConcurrency: int(env, 'MAILROOM_DELIVERY_CONCURRENCY', 64, 1, 10000),
     deliveryDomainConcurrency: int(env, 'MAILROOM_DELIVERY_DOMAIN_CONCURRENCY', 16, 1, 10000),
     deliveryMaxAgeHours: int(env, 'MAILROOM_DELIVERY_MAX_AGE_HOURS', 72, 1, 24 * 30),
+    databasePoolSize: int(env, 'MAILROOM_DATABASE_POOL_SIZE', 10, 1, 1000),
+    http: httpTimeouts(env),
+    shutdownTimeoutMs: int(env, 'MAILROOM_SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 3600) * 1000,
+    metricsToken: token('MAILROOM_METRICS_TOKEN'),
     submission: parseSubmission(env),
   };
 }

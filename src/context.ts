@@ -11,6 +11,8 @@ import type { Database } from './infra/db/schema.js';
 import { JobRunner } from './infra/jobs/runner.js';
 import { Scheduler } from './infra/jobs/scheduler.js';
 import { createLogger, type Logger } from './infra/logger.js';
+import { createMetrics, type Metrics } from './infra/metrics.js';
+import { queueStats } from './infra/jobs/stats.js';
 import { SendBatcher } from './domain/accepting/send-batcher.js';
 import { deliveryOptions } from './domain/delivery/options.js';
 import { SmtpPool } from './domain/delivery/smtp-pool.js';
@@ -28,6 +30,8 @@ export interface AppContext {
   /** Runs queued jobs when this process has the worker role; API processes only wake() it. */
   runner: JobRunner;
   scheduler: Scheduler;
+  /** Prometheus metrics of this process (GET /metrics). */
+  metrics: Metrics;
   /** The group commit of every send request (POST /email and the other send routes). */
   sendBatcher: SendBatcher;
   /** Pooled SMTP sessions, shared by the delivery worker and system mail. */
@@ -42,12 +46,20 @@ export interface ContextOverrides {
   logger?: Logger;
   dbOptions?: DbOptions;
   secretKey?: string;
+  /** Also export Node's process metrics (CPU, memory, event loop); serve turns this on. */
+  processMetrics?: boolean;
 }
 
 export function createContext(config: Config, o: ContextOverrides = {}): AppContext {
   const logger = o.logger ?? createLogger(config.logLevel);
   const clock = o.clock ?? systemClock;
-  const database = openDatabase(config.databaseUrl, o.dbOptions);
+  let metrics: Metrics | null = null;
+  const database = openDatabase(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    onPoolWait: (ms) => metrics?.dbPoolWaitSeconds.observe(ms / 1000),
+    ...o.dbOptions,
+  });
+  metrics = createMetrics({ queues: () => queueStats(database, clock.now()), pool: database.poolStats }, o.processMetrics ?? false);
   const secrets = createSecrets(o.secretKey ?? resolveSecretKey(config));
   const dns = new Resolver({ timeout: 3000, tries: 2 });
   if (config.dnsServers) dns.setServers(config.dnsServers.map((s) => (s.host.includes(':') ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`)));
@@ -67,6 +79,7 @@ export function createContext(config: Config, o: ContextOverrides = {}): AppCont
     dns,
     runner,
     scheduler,
+    metrics,
     smtpPool,
     ports: { inboundSmtp: null },
     async close() {

@@ -1,8 +1,9 @@
 import { bootstrap } from './domain/accounts/bootstrap.js';
 import type { Config, Role } from './config.js';
-import { createContext } from './context.js';
+import { type AppContext, createContext } from './context.js';
 import { migrateToLatest } from './infra/db/migrate.js';
 import { buildApp } from './http/app.js';
+import type { App } from './http/types.js';
 import { startSubmissionListener, type SubmissionListener } from './smtp-listeners/submission-listener.js';
 import { startWorker, type WorkerHandle } from './worker.js';
 import { countUsers } from './domain/console-users/users.js';
@@ -18,9 +19,56 @@ function announceTokens(t: { accountToken: string; serverToken: string }): void 
   );
 }
 
-/** `mailroom serve`: migrate, bootstrap, then run the API and/or the workers until a signal arrives. */
+/**
+ * `mailroom serve`: the order matters for safe start and stop.
+ *  1. Signal handlers first, so a SIGTERM at any moment stops the process (never ignored mid-start).
+ *  2. Migrate and bootstrap, then bind every listener (HTTP, then the worker's SMTP listener) before any
+ *     background work starts: a taken port stops the start before a job is claimed. A failure rejects; the CLI
+ *     prints one line naming the setting (start-errors.ts) and exits non-zero.
+ *  3. On SIGTERM/SIGINT, drain: stop taking work (HTTP listener, SMTP listener, job claims) and let what is in
+ *     flight finish, within MAILROOM_SHUTDOWN_TIMEOUT_SECONDS; past it, hand claimed jobs back and exit 1.
+ */
 export async function serve(config: Config, role: Role): Promise<void> {
-  const ctx = createContext(config);
+  let ctx: AppContext | null = null;
+  let app: App | null = null;
+  let worker: WorkerHandle | null = null;
+  let submission: SubmissionListener | null = null;
+  let stopping = false;
+
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    ctx?.logger.info({ signal, deadlineMs: config.shutdownTimeoutMs }, 'shutting down: no new work, draining what is in flight');
+    const force = setTimeout(() => {
+      ctx?.logger.warn({ deadlineMs: config.shutdownTimeoutMs }, 'drain deadline passed: handing claimed jobs back and exiting');
+      const release = ctx?.runner.releaseClaimed() ?? Promise.resolve(0);
+      // The release gets two seconds of its own; the exit happens either way.
+      setTimeout(() => process.exit(1), 2_000).unref();
+      release.then(
+        () => process.exit(1),
+        () => process.exit(1),
+      );
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    let code = 0;
+    try {
+      // Stop taking work everywhere at once, then let what is in flight finish: SMTP sessions end, HTTP
+      // requests are answered, jobs settle.
+      await Promise.all([submission?.stop(), app?.close(), worker?.stop()]);
+      await ctx?.close();
+      ctx?.logger.info('stopped');
+    } catch (err) {
+      process.stderr.write(`mailroom: error while stopping: ${(err as Error).message}\n`);
+      code = 1;
+    } finally {
+      clearTimeout(force);
+      process.exit(code);
+    }
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  ctx = createContext(config, { processMetrics: true });
   await migrateToLatest(ctx.database);
   const tokens = await bootstrap(ctx.database, config, ctx.clock.now());
   if (tokens) announceTokens(tokens);
@@ -30,38 +78,22 @@ export async function serve(config: Config, role: Role): Promise<void> {
         `  mailroom user add you@example.com --role admin    (prints a generated password once)\n\n`,
     );
   }
+  if (stopping) return;
 
-  const app = role === 'worker' ? null : await buildApp(ctx);
-  let worker: WorkerHandle | null = null;
-  if (role !== 'api') worker = await startWorker(ctx);
-  // SMTP submission belongs to the role that answers HTTP: it is the API in another protocol.
-  let submission: SubmissionListener | null = null;
-  if (app && (config.submission.port !== null || config.submission.tlsPort !== null)) submission = await startSubmissionListener(ctx);
-  if (app) {
-    // The bound address, not the configured one: with MAILROOM_PORT=0 the system picks the port.
-    const url = await app.listen({ host: config.host, port: config.port });
-    ctx.logger.info({ role, url, db: ctx.dialect }, 'mailroom listening');
-  } else {
-    ctx.logger.info({ role, db: ctx.dialect }, 'mailroom worker started');
+  if (role !== 'worker') {
+    app = await buildApp(ctx);
+    // SMTP submission belongs to the role that answers HTTP (the API in another protocol); bound before any
+    // background work starts, like HTTP.
+    if (config.submission.port !== null || config.submission.tlsPort !== null) submission = await startSubmissionListener(ctx);
+    await app.listen({ host: config.host, port: config.port });
+    const addr = app.server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : config.port;
+    ctx.logger.info({ role, url: `http://${config.host}:${port}`, db: ctx.dialect }, 'mailroom listening');
   }
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    ctx.logger.info({ signal }, 'shutting down: closing listener, draining work');
-    const force = setTimeout(() => process.exit(1), 30_000);
-    force.unref();
-    try {
-      if (submission) await submission.stop(); // stops accepting, waits for sessions to end
-      if (app) await app.close(); // stops accepting, waits for requests in flight
-      if (worker) await worker.stop(); // stops claiming, waits for jobs in flight
-      await ctx.close();
-    } finally {
-      clearTimeout(force);
-      process.exit(0);
-    }
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  if (stopping) return;
+  // startWorker binds the inbound SMTP listener before it starts the job runner and the periodic tasks.
+  if (role !== 'api') {
+    worker = await startWorker(ctx);
+    ctx.logger.info({ role, db: ctx.dialect, workerId: ctx.runner.workerId }, 'mailroom worker started');
+  }
 }

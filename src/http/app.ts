@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController } from 'fastify';
 import { registerRoutes } from './routes/index.js';
+import opsRoutes from './routes/ops/routes.js';
 import type { AppContext } from '../context.js';
 import { registerAuth } from './auth.js';
 import { registerJsonParser } from './body-parser.js';
@@ -27,6 +28,13 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     // Router and HTTP-parser refusals answer {ErrorCode, Message} like every other failure (http/errors.ts).
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    // A client that never finishes its request (a chunked body that never ends, headers sent a byte at a
+    // time) is cut off: MAILROOM_HTTP_REQUEST_TIMEOUT_SECONDS for the whole request, _HEADERS_ for the
+    // headers, _IDLE_ for a kept-alive connection between requests.
+    requestTimeout: ctx.config.http.requestTimeoutMs,
+    keepAliveTimeout: ctx.config.http.idleTimeoutMs,
+    connectionTimeout: ctx.config.http.requestTimeoutMs + 5_000,
+    http: { headersTimeout: ctx.config.http.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, ctx.config.http.headersTimeoutMs) },
   }).withTypeProvider() as unknown as App;
 
   await app.register(swagger, {
@@ -50,16 +58,15 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     reply.header('x-request-id', req.id);
     done(null, payload);
   });
+  // Request duration by route template (not the raw URL: ids would make a series per message).
+  const httpDuration = ctx.metrics.httpDuration;
+  app.addHook('onResponse', (req, reply, done) => {
+    httpDuration.observe({ method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    done();
+  });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/healthz', { schema: { hide: true } }, async (_req, reply) => {
-    try {
-      await ctx.db.selectFrom('accounts').select('id').limit(1).execute();
-      return { status: 'ok' };
-    } catch {
-      return reply.status(503).send({ ErrorCode: 100, Message: 'Database unreachable.' });
-    }
-  });
+  await opsRoutes(app, ctx);
   await registerRoutes(app, ctx);
   return app;
 }

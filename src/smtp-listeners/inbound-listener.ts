@@ -108,8 +108,14 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
           boxes.length ? receiveInbound(ctx, writer, raw, envelope, boxes) : [],
         ]).then(
           ([outcomes, received]) => {
-            for (const o of outcomes) log.info({ ...o, bytes: raw.length }, 'inbound report');
-            for (const o of received) log.debug({ ...o, bytes: raw.length }, 'inbound message');
+            for (const o of outcomes) {
+              log.info({ event: 'inbound', ...o, bytes: raw.length }, 'inbound report');
+              ctx.metrics.inboundMessages.inc({ kind: o.outcome });
+            }
+            for (const o of received) {
+              log.info({ event: 'inbound', ...o, bytes: raw.length }, 'inbound message');
+              ctx.metrics.inboundMessages.inc({ kind: `processing-${o.status.toLowerCase()}` });
+            }
             cb(null, list.length ? '2.6.0 Report received' : `2.6.0 Message received${received[0] ? ` as ${received[0].inboundId}` : ''}`);
           },
           (err) => {

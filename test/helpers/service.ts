@@ -6,7 +6,7 @@ import { type AppContext, createContext } from '../../src/context.js';
 import { migrateToLatest } from '../../src/infra/db/migrate.js';
 import { buildApp } from '../../src/http/app.js';
 import type { App } from '../../src/http/types.js';
-import { createLogger } from '../../src/infra/logger.js';
+import { createLogger, type Logger } from '../../src/infra/logger.js';
 import { registerWorkers } from '../../src/worker.js';
 import { TestClock } from './clock.js';
 import { createTestDatabase } from './database.js';
@@ -52,6 +52,8 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** Start the worker loops (runner and scheduler) instead of driving them by hand. */
   startWorker?: boolean;
+  /** The service's logger (default: one at MAILROOM_TEST_LOG_LEVEL, silent). */
+  logger?: Logger;
 }
 
 export async function startService(o: ServiceOptions = {}): Promise<TestService> {
@@ -68,7 +70,7 @@ export async function startService(o: ServiceOptions = {}): Promise<TestService>
   const clock = new TestClock();
   const ctx = createContext(config, {
     clock,
-    logger: createLogger(config.logLevel),
+    logger: o.logger ?? createLogger(config.logLevel),
     dbOptions: tdb.options,
     secretKey: 'test-secret-key-test-secret-key-0123456789',
   });

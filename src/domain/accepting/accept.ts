@@ -22,6 +22,8 @@ export interface AcceptOptions {
   /** TemplateModel is substituted into the message (the single send only). */
   allowTemplateModel?: boolean;
   idempotency?: IdempotencyInput | null;
+  /** Where the messages came from, for the mailroom_messages_accepted_total metric (default 'api'). */
+  source?: string;
   /** Turns an input into a validated message; default prepareMessage (the JSON form). SMTP submission
    * (src/domain/submission) passes its own, which runs prepareMessage and then applies the envelope. */
   prepare?: (input: unknown) => PreparedMessage;
@@ -51,5 +53,13 @@ export async function acceptMessages(ctx: AppContext, auth: SendAuth, inputs: un
     ? (await commitUnits(ctx.db, ctx, [unit], ctx.clock.now(), true))[0]
     : await ctx.sendBatcher.submit(unit);
   if ('error' in result) throw result.error;
+  if (!auth.testMode) countAccepted(ctx, slots, result.outcomes, opts.source ?? 'api');
   return result.outcomes;
+}
+
+function countAccepted(ctx: AppContext, slots: Slot[], outcomes: SendOutcome[], source: string): void {
+  for (let i = 0; i < slots.length; i++) {
+    const s = slots[i];
+    if ('message' in s && outcomes[i]?.result.ErrorCode === 0) ctx.metrics.messagesAccepted.inc({ stream: s.message.streamId, source });
+  }
 }

@@ -26,6 +26,7 @@ export class SendBatcher {
       logger: ctx.logger,
       commit: (units) => {
         const messages = units.reduce((n, u) => n + u.slots.length, 0);
+        ctx.metrics.groupCommitSize.observe({ committer: 'accept' }, messages);
         return durability.transact((trx) => commitUnits(trx, ctx, units, ctx.clock.now()), messages);
       },
       sync: () => durability.flush(),

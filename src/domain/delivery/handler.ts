@@ -15,6 +15,7 @@ import { applyTracking } from '../tracking/rewrite.js';
 import { composeMime, dkimSign, type ComposeInput } from './compose.js';
 import type { DeliverPayload } from './jobs.js';
 import type { DeliveryLoader } from './load.js';
+import { logAttempts } from './attempt-log.js';
 import type { OutcomeBatcher } from './outcome-batcher.js';
 import { finishIfSettled } from './outcome.js';
 import type { SmtpPool } from './smtp-pool.js';
@@ -75,6 +76,7 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
   const trackedLinks: number[] = [];
   let first: { input: ComposeInput; signed: Buffer; unsigned: Buffer } | null = null;
   let results: SendResult[];
+  const t0 = performance.now();
   try {
     const build = (copy: ComposeInput) => {
       const unsigned = composeMime(copy);
@@ -119,6 +121,7 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
     results = pending.map(() => ({ ok: false, reply, server: 'localhost', ip: '', network: true }));
   }
   release();
+  logAttempts(ctx, job, msg.id, p.domain, pending.map((r) => r.id), results, performance.now() - t0);
   const mime = msg.mime === null && first ? storedCopy(first, key) : null;
   await parts.outcomes.submit({ job, msg, recipients: pending, results, mime, trackedLinks });
 }

@@ -15,9 +15,8 @@ export const DELIVERY_SCHEDULE: readonly number[] = [MIN, 5 * MIN, 15 * MIN, 30 
 
 export interface DeliveryOptions {
   /**
-   * Lease on a claimed delivery job. It must outlast the SMTP work of one job (connect, greeting, one
-   * transaction per recipient); a worker that dies releases its jobs when the lease runs out.
-   * MAILROOM_DELIVERY_LEASE_SECONDS, default 600.
+   * Lease on a claimed delivery job, renewed by the runner's heartbeat while the job runs (infra/jobs/renew.ts):
+   * a worker that dies releases its jobs when the lease runs out. MAILROOM_DELIVERY_LEASE_SECONDS, default 30.
    */
   leaseMs: number;
   /** Name sent in EHLO: MAILROOM_EHLO_NAME, else the host name when it is fully qualified, else the return-path domain. */
@@ -40,7 +39,7 @@ function envInt(name: string, fallback: number, min: number, max: number): numbe
 export function deliveryOptions(config: Config): DeliveryOptions {
   const host = hostname();
   return {
-    leaseMs: envInt('MAILROOM_DELIVERY_LEASE_SECONDS', 600, 1, 86_400) * 1000,
+    leaseMs: envInt('MAILROOM_DELIVERY_LEASE_SECONDS', 30, 1, 86_400) * 1000,
     ehloName: process.env.MAILROOM_EHLO_NAME || (host.includes('.') ? host : config.returnPathDomain),
     socketTimeoutMs: 60_000,
     connectTimeoutMs: 15_000,

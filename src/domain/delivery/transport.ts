@@ -74,11 +74,14 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
       for (let i = 0; i < items.length; i++) {
         if (results[i] !== undefined) continue;
         const it = items[i];
+        const t0 = performance.now();
         try {
           const reply = await session.send(it.from, it.to, it.raw);
           results[i] = { ok: true, reply, server: target.serverName, ip: target.host };
+          ctx.metrics.smtpTransactionSeconds.observe({ outcome: 'accepted' }, (performance.now() - t0) / 1000);
         } catch (err) {
           const e = err as SmtpFailure;
+          ctx.metrics.smtpTransactionSeconds.observe({ outcome: e.reply?.code ? 'refused' : 'failed' }, (performance.now() - t0) / 1000);
           if (e.reply?.code) {
             const exchange = { from: it.from, to: it.to, command: e.command ?? 'DATA' };
             results[i] = { ok: false, reply: e.reply, server: target.serverName, ip: target.host, network: false, exchange };

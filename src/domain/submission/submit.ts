@@ -15,6 +15,6 @@ export async function submitMessage(ctx: AppContext, auth: SendAuth, raw: Buffer
     if (err instanceof ApiError) throw err;
     throw new ApiError(ErrorCode.InvalidEmailRequest, `The message could not be parsed as MIME: ${(err as Error).message}`);
   }
-  const [outcome] = await acceptMessages(ctx, auth, [parsed], { prepare: (p) => prepareSubmission(p as ParsedSubmission, rcptTo) });
+  const [outcome] = await acceptMessages(ctx, auth, [parsed], { source: 'smtp', prepare: (p) => prepareSubmission(p as ParsedSubmission, rcptTo) });
   return outcome;
 }

@@ -104,7 +104,11 @@ export function webhookHandler(ctx: AppContext, o: WebhookWorkerOptions = {}): J
     const outcome = outcomeOf(r, attempt);
     const now = ctx.clock.now();
     const nextAt = outcome === 'retrying' ? now + WEBHOOK_RETRY_SCHEDULE[attempt - 1] : null;
-    if (outcome !== 'delivered') log.info({ webhookId: n.webhook_id, notificationId: n.id, attempt, status: r.status, err: r.error, outcome }, 'webhook attempt failed');
+    // One line per webhook attempt (docs/operations.md, "Logs"); the URL is left out: it may carry credentials.
+    const line = { event: 'webhook', webhookId: n.webhook_id, notificationId: n.id, attempt, status: r.status, outcome, durationMs: r.durationMs };
+    if (outcome === 'delivered') log.info(line, 'webhook attempt');
+    else log.warn({ ...line, err: r.error, retryInMs: nextAt === null ? null : nextAt - now }, 'webhook attempt failed');
+    ctx.metrics.webhookDeliveries.inc({ outcome: outcome === 'retrying' ? 'retry' : outcome });
 
     await writer.submit(async (trx) => {
       // Guarded by the attempt count: if this job's lease ran out and another worker took it over, the

@@ -17,7 +17,7 @@ export function resolveSecretKey(config: Config): string {
       : dirname(resolve(config.databaseUrl.replace(/^file:\/\//i, '')));
   const file = join(dir, 'secret.key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   // Processes started together race to create the key: each writes its own temporary file and links it
   // into place. link() is atomic and fails if the name exists, so exactly one key wins and a loser reads a
   // file that is already whole (an exclusive create of the final name could be read half-written).

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
@@ -14,6 +14,8 @@ export interface Db {
   /** PostgreSQL: the schema everything lives in. */
   schema?: string;
   close(): Promise<void>;
+  /** PostgreSQL: the pool's current counters; SQLite: undefined (one connection, no pool). */
+  poolStats?: () => PoolStats;
 }
 
 export interface DbOptions {
@@ -21,6 +23,15 @@ export interface DbOptions {
   schema?: string;
   /** PostgreSQL only: pool size. */
   poolSize?: number;
+  /** PostgreSQL only: called with the milliseconds each query waited for a pooled connection (metrics). */
+  onPoolWait?: (ms: number) => void;
+}
+
+/** A PostgreSQL pool's counters, for metrics and `mailroom status`. */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
 }
 
 // PostgreSQL returns int8 (our epoch-millisecond timestamps, counts and big ids) as strings by default.
@@ -34,17 +45,38 @@ export function openDatabase(url: string, options: DbOptions = {}): Db {
       connectionString: url,
       max: options.poolSize ?? 10,
       options: options.schema ? `-c search_path=${options.schema}` : undefined,
+      // An unreachable server fails a query within seconds instead of hanging on the OS connect timeout.
+      connectionTimeoutMillis: 5_000,
     });
     // An idle client's error (server restart) must not crash the process; the pool replaces it.
     pool.on('error', () => {});
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const onWait = options.onPoolWait;
+    // Kysely takes its connections through pool.connect(); timing it measures the wait for a free connection.
+    const timed = onWait
+      ? {
+          async connect() {
+            const t0 = performance.now();
+            const client = await pool.connect();
+            onWait(performance.now() - t0);
+            return client;
+          },
+          end: () => pool.end(),
+        }
+      : pool;
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: timed }) });
     // A URL that sets the search path (`?options=-c search_path=x`) puts mailroom in that schema, migration
     // bookkeeping included.
     const fromUrl = /search_path=([a-z_][a-z0-9_]*)/i.exec(decodeURIComponent(new URL(url).searchParams.get('options') ?? ''))?.[1];
-    return { db, dialect: 'postgres', schema: options.schema ?? fromUrl ?? 'public', close: () => db.destroy() };
+    return {
+      db,
+      dialect: 'postgres',
+      schema: options.schema ?? fromUrl ?? 'public',
+      close: () => db.destroy(),
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    };
   }
   const file = url.replace(/^file:\/\//i, '');
-  if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
+  if (file !== ':memory:') createPrivately(file);
   const sqlite = new SQLite(file);
   // WAL lets readers run beside the single writer. synchronous=FULL makes every commit durable against a
   // crash of the process *and* of the machine; the sending path amortizes the fsync by group commit.
@@ -54,6 +86,15 @@ export function openDatabase(url: string, options: DbOptions = {}): Db {
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * The SQLite file holds message bodies and tokens' hashes: its folder is created 0700 and the file 0600 before
+ * SQLite opens it. SQLite gives the -wal and -shm files the database file's permissions.
+ */
+function createPrivately(file: string): void {
+  mkdirSync(dirname(resolve(file)), { recursive: true, mode: 0o700 });
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
 }
 
 /**

@@ -21,6 +21,7 @@ import type { ServersTable } from './tables/servers.js';
 import type { SuppressionsTable } from './tables/suppressions.js';
 import type { StatsDailyTable, TemplatesTable } from './tables/templates-stats.js';
 import type { ClicksTable, OpensTable } from './tables/tracking.js';
+import type { WorkerHeartbeatsTable } from './tables/worker-heartbeats.js';
 import type { WebhookAttemptsTable, WebhookNotificationsTable, WebhooksTable } from './tables/webhooks.js';
 
 export interface Database {
@@ -55,5 +56,6 @@ export interface Database {
   console_users: ConsoleUsersTable;
   console_sessions: ConsoleSessionsTable;
   console_login_failures: ConsoleLoginFailuresTable;
+  worker_heartbeats: WorkerHeartbeatsTable;
   data_removals: DataRemovalsTable;
 }

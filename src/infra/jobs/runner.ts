@@ -6,6 +6,7 @@ import { backoffDelay, DEFAULT_SCHEDULE } from './backoff.js';
 import { claimJobs } from './claim.js';
 import { completeJob } from './complete.js';
 import { rescheduleJob } from './reschedule.js';
+import { beat, forgetWorker, purgeStaleWorkers, releaseLeases, renewLeases } from './renew.js';
 import type { Job } from './types.js';
 
 export interface JobHandler {
@@ -35,7 +36,12 @@ export interface RunnerOptions {
   logger: Logger;
   /** How often an idle runner looks for due jobs (other processes' work, retries coming due). */
   pollMs?: number;
+  /** How often the leases of running jobs are renewed and the worker's heartbeat row written (renew.ts). */
+  heartbeatMs?: number;
 }
+
+/** Default lease on a claimed job; the heartbeat renews it while the job runs (renew.ts). */
+export const DEFAULT_LEASE_MS = 30_000;
 
 /** Claims due jobs for its handlers and runs them with bounded concurrency. */
 export class JobRunner {
@@ -50,8 +56,20 @@ export class JobRunner {
   private timer: NodeJS.Timeout | null = null;
   private wakeResolve: (() => void) | null = null;
   private loopDone: Promise<void> | null = null;
+  /** Jobs this runner holds a lease on (running or released, not settled): id -> lease length. */
+  private readonly leased = new Map<number, number>();
+  private beatTimer: NodeJS.Timeout | null = null;
+  private startedAt = 0;
+  /** When this runner last wrote its heartbeat (clock time), or null when it never did. */
+  lastBeatAt: number | null = null;
+  private claimFailures = 0;
 
   constructor(private readonly o: RunnerOptions) {}
+
+  /** True between start() and stop(): this process runs the worker role. */
+  get started(): boolean {
+    return !this.stopped;
+  }
 
   register(handler: JobHandler): void {
     this.handlers.set(handler.queue, handler);
@@ -60,7 +78,38 @@ export class JobRunner {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.startedAt = this.o.clock.now();
     this.loopDone = this.loop();
+    void this.heartbeat();
+    this.beatTimer = setInterval(() => void this.heartbeat(), this.heartbeatMs());
+  }
+
+  private heartbeatMs(): number {
+    let ms = this.o.heartbeatMs ?? 10_000;
+    // Renew at least three times per lease, so one late or failed renewal does not lose a lease.
+    for (const h of this.handlers.values()) ms = Math.min(ms, Math.floor((h.leaseMs ?? DEFAULT_LEASE_MS) / 3));
+    return Math.max(ms, 100);
+  }
+
+  /** Renews the leases of the jobs in flight and writes this worker's heartbeat row. */
+  async heartbeat(): Promise<void> {
+    const now = this.o.clock.now();
+    try {
+      const byLease = new Map<number, number[]>();
+      for (const [id, ms] of this.leased) byLease.set(ms, [...(byLease.get(ms) ?? []), id]);
+      for (const [ms, ids] of byLease) await renewLeases(this.o.database, this.workerId, ids, now + ms);
+      await beat(this.o.database, this.workerId, this.startedAt || now, now);
+      this.lastBeatAt = now;
+      // Workers that stopped beating a day ago are gone for good.
+      if (Math.random() < 0.01) await purgeStaleWorkers(this.o.database, now - 86_400_000);
+    } catch (err) {
+      this.o.logger.warn({ err: (err as Error).message, workerId: this.workerId }, 'heartbeat failed: database unreachable? leases are renewed on the next beat');
+    }
+  }
+
+  /** Hands every job this runner still holds back to the queue (a stop that ran out of time). */
+  async releaseClaimed(): Promise<number> {
+    return releaseLeases(this.o.database, this.workerId);
   }
 
   /** Stops claiming, waits for the jobs in flight to finish. */
@@ -69,6 +118,11 @@ export class JobRunner {
     this.wake();
     await this.loopDone;
     await Promise.allSettled([...this.running]);
+    if (this.beatTimer) {
+      clearInterval(this.beatTimer);
+      this.beatTimer = null;
+      await forgetWorker(this.o.database, this.workerId).catch(() => {});
+    }
   }
 
   /** Looks for work now (after an enqueue committed in this process, or a clock change in tests). */
@@ -91,12 +145,21 @@ export class JobRunner {
   private async loop(): Promise<void> {
     while (!this.stopped) {
       let claimed = 0;
+      let failed = false;
       try {
         claimed = await this.tick();
+        if (this.claimFailures > 0) this.o.logger.info({ failures: this.claimFailures }, 'job claims work again');
+        this.claimFailures = 0;
       } catch (err) {
-        this.o.logger.error({ err }, 'job claim failed');
+        // The database is unreachable or refusing: back off (1 s doubling to 30 s) and say so at each try.
+        failed = true;
+        this.claimFailures++;
+        const retryMs = Math.min(30_000, 1000 * 2 ** Math.min(this.claimFailures - 1, 5));
+        this.o.logger.warn({ err: (err as Error).message, failures: this.claimFailures, retryInMs: retryMs }, 'job claim failed, retrying');
+        if (!this.stopped) await this.idle(retryMs);
       }
       if (this.stopped) break;
+      if (failed) continue;
       if (claimed === 0) await this.idle(this.o.pollMs ?? 250);
       else await new Promise((r) => setImmediate(r));
     }
@@ -139,7 +202,7 @@ export class JobRunner {
         queues: [h.queue],
         workerId: this.workerId,
         limit,
-        leaseMs: h.leaseMs ?? 5 * 60_000,
+        leaseMs: h.leaseMs ?? DEFAULT_LEASE_MS,
         now: this.o.clock.now(),
         excludeGroups,
         groupCap: h.groupConcurrency ? { cap: h.groupConcurrency, inflight } : undefined,
@@ -161,6 +224,7 @@ export class JobRunner {
     };
     add(this.inflight, h.queue, 1);
     if (gk) add(this.groupInflight, gk, 1);
+    this.leased.set(job.id, h.leaseMs ?? DEFAULT_LEASE_MS);
     let slot = true;
     const release = () => {
       if (!slot) return;
@@ -179,6 +243,7 @@ export class JobRunner {
         add(this.released, h.queue, -1);
       }
       this.running.delete(p);
+      this.leased.delete(job.id);
       this.wake();
     });
     this.running.add(p);

@@ -1,0 +1,47 @@
+// A misspelled MAILROOM_* variable would otherwise be ignored silently, and the default it leaves in place
+// can be costly (no MAILROOM_SMTP_RELAY means delivery straight to the recipients' MX hosts on the internet).
+// The known names are derived from config.ts itself (see loadConfig), so a setting added there is known at once.
+
+/** Prefixes of variables read by the test and benchmark scripts, never by the service. */
+const TOOLING_PREFIXES = ['MAILROOM_TEST_', 'MAILROOM_BENCH_', 'MAILROOM_ROBUST_'];
+
+/** Levenshtein distance, small strings only. */
+function distance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0];
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j];
+      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length];
+}
+
+/** The known name closest to `name`. */
+export function nearestName(name: string, known: Iterable<string>): string | null {
+  let best: string | null = null;
+  let bestD = Infinity;
+  for (const k of known) {
+    const d = distance(name, k);
+    if (d < bestD || (d === bestD && best !== null && k < best)) {
+      best = k;
+      bestD = d;
+    }
+  }
+  return best;
+}
+
+/** MAILROOM_* names present in `env` that are not in `known`, sorted. */
+export function unknownVariables(env: Record<string, string | undefined>, known: ReadonlySet<string>): string[] {
+  return Object.keys(env)
+    .filter((k) => k.startsWith('MAILROOM_') && !known.has(k) && !TOOLING_PREFIXES.some((p) => k.startsWith(p)))
+    .sort();
+}
+
+/** Every MAILROOM_* name written literally in a source text (config.ts, or its compiled dist/config.js). */
+export function namesInSource(text: string): Set<string> {
+  return new Set(text.match(/MAILROOM_[A-Z0-9_]*[A-Z0-9]/g) ?? []);
+}

@@ -1,0 +1,33 @@
+// The operator's first-send path (README, "First send"): a sender signature or a domain added from the shell
+// by whoever runs the service. `--confirmed` skips the mailed confirmation link: the operator vouches for the
+// address (a test address behind a local capture would never receive the link otherwise).
+import type { AppContext } from '../../context.js';
+import { createDomain } from '../domains/domains.js';
+import { domainDetail } from '../domains/view.js';
+import { createSignature } from '../sender-signatures/signatures.js';
+import { SYSTEM_MAIL_QUEUE } from '../sender-signatures/system-mail-queue.js';
+
+async function firstAccountId(ctx: AppContext): Promise<number> {
+  const account = await ctx.db.selectFrom('accounts').select('id').orderBy('id').limit(1).executeTakeFirst();
+  if (!account) throw new Error('the database has no account yet: run `mailroom serve` once first');
+  return account.id;
+}
+
+export async function addSender(ctx: AppContext, email: string, o: { name: string; confirmed: boolean }): Promise<{ id: number; email: string; confirmed: boolean }> {
+  const accountId = await firstAccountId(ctx);
+  const sig = await createSignature(ctx, accountId, { FromEmail: email, Name: o.name });
+  if (!o.confirmed) return { id: sig.id, email: sig.email, confirmed: false };
+  await ctx.db.transaction().execute(async (trx) => {
+    const now = ctx.clock.now();
+    await trx.updateTable('sender_signatures').set({ confirmed: 1, confirmed_at: now }).where('id', '=', sig.id).execute();
+    // The confirmation mail queued by createSignature is moot now.
+    const pending = await trx.selectFrom('jobs').select(['id', 'payload']).where('queue', '=', SYSTEM_MAIL_QUEUE).where('locked_by', 'is', null).execute();
+    const ids = pending.filter((j) => (JSON.parse(j.payload) as { to?: string }).to?.toLowerCase() === sig.email.toLowerCase()).map((j) => j.id);
+    if (ids.length) await trx.deleteFrom('jobs').where('id', 'in', ids).execute();
+  });
+  return { id: sig.id, email: sig.email, confirmed: true };
+}
+
+export async function addDomain(ctx: AppContext, name: string): Promise<Record<string, unknown>> {
+  return domainDetail(ctx, await createDomain(ctx, await firstAccountId(ctx), { Name: name }));
+}

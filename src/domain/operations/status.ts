@@ -1,0 +1,60 @@
+// `mailroom status`: what an operator asks first when mail is late. Queue depths and the oldest job, workers
+// alive, and the destinations failing right now with their last replies.
+import type { AppContext } from '../../context.js';
+import { queueStats } from '../../infra/jobs/stats.js';
+
+/** A worker whose heartbeat is older than this is shown as stale (killed or hung). */
+const STALE_MS = 45_000;
+
+export interface StatusReport {
+  queues: Awaited<ReturnType<typeof queueStats>>;
+  workers: Array<{ workerId: string; host: string; pid: number; lastBeatSecondsAgo: number; stale: boolean }>;
+  failingDestinations: Array<{ queue: string; destination: string; jobs: number; attempts: number; lastError: string }>;
+}
+
+export async function statusReport(ctx: AppContext): Promise<StatusReport> {
+  const now = ctx.clock.now();
+  const queues = await queueStats(ctx.database, now);
+  const workers = (await ctx.db.selectFrom('worker_heartbeats').selectAll().orderBy('started_at').execute()).map((w) => ({
+    workerId: w.worker_id,
+    host: w.host,
+    pid: w.pid,
+    lastBeatSecondsAgo: Math.round((now - w.beat_at) / 1000),
+    stale: now - w.beat_at > STALE_MS,
+  }));
+  // Jobs that failed at least once carry the remote's last reply in last_error; grouped by destination
+  // (the group key: the recipient domain for deliveries).
+  const rows = await ctx.db
+    .selectFrom('jobs')
+    .select(['queue', 'group_key', 'attempts', 'last_error', 'id'])
+    .where('last_error', 'is not', null)
+    .orderBy('id', 'desc')
+    .limit(5000)
+    .execute();
+  const byDest = new Map<string, StatusReport['failingDestinations'][number]>();
+  for (const r of rows) {
+    const key = `${r.queue}|${r.group_key ?? ''}`;
+    const d = byDest.get(key);
+    if (d) {
+      d.jobs++;
+      d.attempts = Math.max(d.attempts, r.attempts);
+    } else byDest.set(key, { queue: r.queue, destination: r.group_key ?? '-', jobs: 1, attempts: r.attempts, lastError: (r.last_error ?? '').slice(0, 200) });
+  }
+  const failingDestinations = [...byDest.values()].sort((a, b) => b.jobs - a.jobs).slice(0, 20);
+  return { queues, workers, failingDestinations };
+}
+
+const secs = (ms: number) => (ms < 1000 ? '0 s' : ms < 120_000 ? `${Math.round(ms / 1000)} s` : ms < 7_200_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 3_600_000)} h`);
+
+export function formatStatus(r: StatusReport): string {
+  const out: string[] = ['Queues:'];
+  if (r.queues.length === 0) out.push('  (empty)');
+  for (const q of r.queues) out.push(`  ${q.queue.padEnd(14)} depth ${String(q.depth).padStart(7)}  due ${String(q.due).padStart(7)}  leased ${String(q.leased).padStart(5)}  oldest ${secs(q.oldestAgeMs)}`);
+  out.push('Workers:');
+  if (r.workers.length === 0) out.push('  (none running)');
+  for (const w of r.workers) out.push(`  ${w.workerId.padEnd(18)} ${w.host} pid ${w.pid}  last beat ${w.lastBeatSecondsAgo} s ago${w.stale ? '  STALE' : ''}`);
+  out.push('Failing destinations:');
+  if (r.failingDestinations.length === 0) out.push('  (none)');
+  for (const d of r.failingDestinations) out.push(`  ${d.queue}/${d.destination}: ${d.jobs} job(s), ${d.attempts} attempt(s); last: ${d.lastError}`);
+  return `${out.join('\n')}\n`;
+}
