@@ -70,6 +70,8 @@ export function serverSettingsPatch(input: ServerSettingsInput): Patch {
     ['EnableSmtpApiErrorHooks', 'enable_smtp_api_error_hooks'],
   ];
   for (const [k, col] of flags) if (input[k] !== undefined) (p as any)[col] = toFlag(input[k] as boolean);
-  // The hook URLs are not columns of the server: they drive the default stream's webhooks (legacy-hooks.ts).
+  // The outbound hook URLs are not columns of the server: they drive the default stream's webhooks
+  // (legacy-hooks.ts). InboundHookUrl is one: inbound processing posts each received message to it.
+  if (input.InboundHookUrl !== undefined) p.inbound_hook_url = input.InboundHookUrl.trim();
   return p;
 }
