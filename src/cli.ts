@@ -5,6 +5,7 @@ import { createContext } from './context.js';
 import { migrateToLatest } from './infra/db/migrate.js';
 import { serve } from './serve.js';
 import { issueToken } from './domain/tokens/issue.js';
+import { USER_HELP, userCommand } from './cli-user.js';
 
 const HELP = `mailroom: a self-hosted transactional email service
 
@@ -13,6 +14,7 @@ Usage:
   mailroom migrate                         bring the database schema up to date
   mailroom token server [--server ID]      issue a new server token (default: the first server)
   mailroom token account                   issue a new account token
+${USER_HELP}
   mailroom --help                          this text
 
 Configuration comes from MAILROOM_* environment variables; see README.md.
@@ -60,6 +62,7 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   }
+  if (command === 'user') return userCommand(config, positionals.slice(1), values.role);
   throw new UsageError(`unknown command "${command}"`);
 }
 

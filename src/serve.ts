@@ -5,6 +5,7 @@ import { migrateToLatest } from './infra/db/migrate.js';
 import { buildApp } from './http/app.js';
 import { startSubmissionListener, type SubmissionListener } from './smtp-listeners/submission-listener.js';
 import { startWorker, type WorkerHandle } from './worker.js';
+import { countUsers } from './domain/console-users/users.js';
 
 /** Prints the bootstrap tokens once, to stdout and not through the logger (tokens are never logged). */
 function announceTokens(t: { accountToken: string; serverToken: string }): void {
@@ -23,6 +24,12 @@ export async function serve(config: Config, role: Role): Promise<void> {
   await migrateToLatest(ctx.database);
   const tokens = await bootstrap(ctx.database, config, ctx.clock.now());
   if (tokens) announceTokens(tokens);
+  if (role !== 'worker' && (await countUsers(ctx.db)) === 0) {
+    process.stdout.write(
+      `mailroom: the web console is at ${config.publicUrl}/ ; no console user yet. Add one with:\n` +
+        `  mailroom user add you@example.com --role admin    (prints a generated password once)\n\n`,
+    );
+  }
 
   const app = role === 'worker' ? null : await buildApp(ctx);
   let worker: WorkerHandle | null = null;

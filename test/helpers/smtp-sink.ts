@@ -20,6 +20,10 @@ export interface SmtpSink {
   dataReplies: Array<{ code: number; message: string }>;
   /** Holds each DATA phase until this promise resolves (to test crashes mid-delivery). */
   holdData: Promise<void> | null;
+  /** Recipients (lowercased) whose DATA makes the peer cut the connection mid-transfer, with no reply. */
+  dropData: Set<string>;
+  /** Connections cut so far because of dropData. */
+  dropped: number;
   close(): Promise<void>;
 }
 
@@ -31,6 +35,8 @@ export async function startSmtpSink(o: { auth?: { user: string; pass: string }; 
     rcptReplies: new Map(),
     dataReplies: [],
     holdData: null,
+    dropData: new Set(),
+    dropped: 0,
     close: async () => {},
   };
   const smtpError = (r: { code: number; message: string }) => Object.assign(new Error(r.message), { responseCode: r.code });
@@ -51,6 +57,15 @@ export async function startSmtpSink(o: { auth?: { user: string; pass: string }; 
       cb();
     },
     onData(stream, session, cb) {
+      if (session.envelope.rcptTo.some((r) => sink.dropData.has(r.address.toLowerCase()))) {
+        // smtp-server keeps its connections in a set that its typings do not show.
+        const conns = (server as unknown as { connections: Set<{ session: unknown; _socket: { destroy(): void } }> }).connections;
+        stream.once('data', () => {
+          sink.dropped++;
+          [...conns].find((c) => c.session === session)?._socket.destroy();
+        });
+        return;
+      }
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', async () => {

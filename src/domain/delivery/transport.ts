@@ -1,6 +1,7 @@
 // Hands messages for one destination domain to the next hop: the relay, or the domain's MX hosts in order
 // of preference, moving to the next host when a connection cannot be made (RFC 5321 5.1). Each item is one
-// SMTP transaction (its own VERP envelope sender); all items share one session per host.
+// SMTP transaction (its own VERP envelope sender); all items share one session per host. A connection cut
+// during one transaction fails that item only: the rest go on at once over a fresh connection (bounded).
 import type { AppContext } from '../../context.js';
 import { localReply, type SmtpReply } from '../../infra/smtp-client/replies.js';
 import { resolveTargets, RoutingError, type SmtpTarget } from './targets.js';
@@ -25,6 +26,14 @@ export interface SmtpExchange {
   /** The command the reply refused: MAIL FROM, RCPT TO or DATA. */
   command: string;
 }
+
+/**
+ * Fresh connections opened to one target, in one call, after a transaction was cut. Two tell "one
+ * recipient's transaction trips the peer" (the rest then goes through) from "the host drops everything"
+ * without opening one connection per recipient to a host that drops them all: past the bound the remaining
+ * items fall to the next target, and then to the retry schedule, as when a host cannot be reached.
+ */
+const MAX_REDIALS_PER_TARGET = 2;
 
 function describe(err: unknown): string {
   const e = err as SmtpFailure;
@@ -59,6 +68,8 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
       continue; // next MX (or next address of this one)
     }
     let held = true;
+    let staleRetried = false;
+    let redials = 0;
     try {
       for (let i = 0; i < items.length; i++) {
         if (results[i] !== undefined) continue;
@@ -75,12 +86,22 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
             if (!session.broken) continue;
             break;
           }
-          // The connection failed under us. A pooled session may simply have been closed by the server while
-          // idle: the item is tried once more on a fresh connection before this host is given up.
           lastError = describe(err);
           lastServer = target.serverName;
           lastIp = target.host;
-          if (!session.reused) break;
+          if (session.reused && !staleRetried) {
+            // A pooled session may simply have been closed by the server while idle: the item is tried once
+            // more on a fresh connection, which is not yet a sign of trouble with this host.
+            staleRetried = true;
+            i--;
+          } else {
+            // A fresh connection was cut during this item's transaction. Only that transaction failed (it may
+            // be what trips the peer: its size, a filter that crashes on it), so it alone gets a transient
+            // failure and goes back on the retry schedule; the items after it go on at once.
+            results[i] = { ok: false, reply: localReply(451, '4.4.2', lastError), server: target.serverName, ip: target.host, network: true };
+            if (redials >= MAX_REDIALS_PER_TARGET) break;
+            redials++;
+          }
           pool.release(session);
           held = false;
           try {
@@ -90,7 +111,6 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
             lastError = describe(err2);
             break;
           }
-          i--;
         }
       }
     } finally {

@@ -38,7 +38,7 @@ function requestHeaders(inboundId: string, attempt: number, startedAt: number): 
 export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}): JobHandler & { close(): void } {
   const timeoutMs = o.timeoutMs ?? 10_000;
   const perServer = o.perServer ?? 16;
-  const poster = createPoster(ctx, perServer);
+  const poster = createPoster(ctx, perServer, { credentialsInUrl: true });
   const log = ctx.logger.child({ component: 'inbound-hook' });
   const writer = new CommitBatcher<(trx: Kysely<Database>) => Promise<void>>({
     logger: ctx.logger,

@@ -2,7 +2,7 @@
 // (0001: stream/time, tag/time, from/time, status/time) or on the recipients (0005: server, stream,
 // lower(email), time); the recipient filter is answered from the recipients index and joined back by
 // message id, so a rare recipient never walks the whole stream.
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { containsInsensitive, tagEquals } from '../../infra/db/util.js';
 import { jsonFieldEquals } from '../../infra/db/json-fields.js';
@@ -26,6 +26,26 @@ export interface MessageSearch {
   messagestream?: string;
   /** metadata_<key>=<value> filters, keys as given. */
   metadata?: Record<string, string>;
+  /** Keyset paging (the console): only messages older than this (received_at, id) ... */
+  before?: Cursor;
+  /** ... or newer than this one (new arrivals since a page was shown). */
+  after?: Cursor;
+  /** false: skip TotalCount (answered as -1). The console pages by keyset and does not show it; counting
+   * the matches of a filter no index answers (metadata) costs far more than the page itself. */
+  withTotal?: boolean;
+}
+
+export interface Cursor {
+  at: number;
+  id: string;
+}
+
+/** Row-value comparison, answered from the same (…, received_at, id) indexes as the ordering. */
+function keyset(at: Expression<any>, id: Expression<any>, q: MessageSearch): RawBuilder<SqlBool>[] {
+  const out: RawBuilder<SqlBool>[] = [];
+  if (q.before) out.push(sql<SqlBool>`(${at}, ${id}) < (${q.before.at}, ${q.before.id})`);
+  if (q.after) out.push(sql<SqlBool>`(${at}, ${id}) > (${q.after.at}, ${q.after.id})`);
+  return out;
 }
 
 /**
@@ -90,6 +110,7 @@ function recipientHits(ctx: AppContext, serverId: number, q: MessageSearch, p: P
   if (p.status === 'bounced') r = r.where('status', '=', sql.lit('Bounced'));
   if (p.from !== null) r = r.where('received_at', '>=', p.from);
   if (p.to !== null) r = r.where('received_at', '<=', p.to);
+  for (const k of keyset(sql.ref('received_at'), sql.ref('message_id'), q)) r = r.where(k);
   return r as unknown as Query;
 }
 
@@ -103,6 +124,7 @@ function filtered(ctx: AppContext, serverId: number, q: MessageSearch, p: Plan):
   qb = qb.where('messages.server_id', '=', serverId).where('messages.stream_id', '=', p.stream);
   if (p.from !== null) qb = qb.where('messages.received_at', '>=', p.from);
   if (p.to !== null) qb = qb.where('messages.received_at', '<=', p.to);
+  for (const k of keyset(sql.ref('messages.received_at'), sql.ref('messages.id'), q)) qb = qb.where(k);
   if (q.fromemail) qb = qb.where('messages.from_email', '=', addressFilter(q.fromemail));
   if (q.tag) qb = qb.where(tagEquals(ctx.dialect, sql.ref('messages.tag'), q.tag));
   if (p.status === 'queued') qb = qb.where('messages.status', '=', 'Queued');
@@ -127,7 +149,7 @@ async function findPage(ctx: AppContext, serverId: number, q: MessageSearch): Pr
     const hits = recipientHits(ctx, serverId, q, p);
     const [page, total] = await Promise.all([
       hits.orderBy('received_at', 'desc').orderBy('message_id', 'desc').limit(q.count).offset(q.offset).execute() as Promise<Array<{ message_id: string }>>,
-      countCapped(ctx, hits, true),
+      q.withTotal === false ? -1 : countCapped(ctx, hits, true),
     ]);
     const ids = page.map((h) => h.message_id);
     if (ids.length === 0) return { rows: [], total };
@@ -147,7 +169,7 @@ async function findPage(ctx: AppContext, serverId: number, q: MessageSearch): Pr
     readsRowsSkippedByOffset(ctx.dialect) && q.offset > 0
       ? ordered(ctx.db.selectFrom('messages').select([...ITEM_COLUMNS]).where('id', 'in', ordered(qb.select('messages.id')).limit(q.count).offset(q.offset)) as unknown as Query)
       : ordered(qb.select(ITEM_SELECTION)).limit(q.count).offset(q.offset);
-  const [rows, total] = await Promise.all([page.execute() as Promise<MessageRow[]>, countCapped(ctx, qb)]);
+  const [rows, total] = await Promise.all([page.execute() as Promise<MessageRow[]>, q.withTotal === false ? -1 : countCapped(ctx, qb)]);
   return { rows, total };
 }
 

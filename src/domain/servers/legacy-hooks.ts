@@ -39,7 +39,7 @@ export function checkLegacyHooks(ctx: AppContext, input: LegacyHooksInput): void
     const url = input[f]?.trim();
     if (!url) continue;
     if (url.length > 2048) throw new ApiError(ErrorCode.ServerInvalidWebhookUrl, `${f} must be at most 2048 characters.`);
-    const reason = checkWebhookUrl(url, ctx.config.webhookAllowPrivate);
+    const reason = checkWebhookUrl(url, ctx.config.webhookAllowPrivate, { credentialsInUrl: f === 'InboundHookUrl' });
     if (reason) throw new ApiError(ErrorCode.ServerInvalidWebhookUrl, `${f}: ${reason}`);
   }
 }

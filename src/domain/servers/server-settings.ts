@@ -71,7 +71,8 @@ export function serverSettingsPatch(input: ServerSettingsInput): Patch {
   ];
   for (const [k, col] of flags) if (input[k] !== undefined) (p as any)[col] = toFlag(input[k] as boolean);
   // The outbound hook URLs are not columns of the server: they drive the default stream's webhooks
-  // (legacy-hooks.ts). InboundHookUrl is one: inbound processing posts each received message to it.
+  // (legacy-hooks.ts, which also runs the address guard on every hook field). InboundHookUrl is the
+  // server's own: inbound processing posts each inbound message there (domain/inbound).
   if (input.InboundHookUrl !== undefined) p.inbound_hook_url = input.InboundHookUrl.trim();
   return p;
 }

@@ -63,7 +63,7 @@ export function guardedLookup(ctx: AppContext): LookupFunction {
  * Checks a webhook URL's text (create/update time, and before each request: literal IP hosts are connected
  * to without any lookup). Returns a reason to refuse, or null.
  */
-export function checkWebhookUrl(url: string, allowPrivate: boolean): string | null {
+export function checkWebhookUrl(url: string, allowPrivate: boolean, o: { credentialsInUrl?: boolean } = {}): string | null {
   // The text must say plainly where it goes: `scheme://host...`. The URL parser repairs `http:///x`,
   // `http:/x` and `http:\\x` into a host the user never wrote; such a URL is refused, not guessed at.
   if (!/^https?:\/\/[^/\\?#\s]/i.test(url) || /[\s\\]/.test(url)) return 'Url must be an absolute http or https URL.';
@@ -74,7 +74,9 @@ export function checkWebhookUrl(url: string, allowPrivate: boolean): string | nu
     return 'Url must be an absolute http or https URL.';
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'Url must be an absolute http or https URL.';
-  if (u.username || u.password) return 'Put credentials in HttpAuth, not in the Url.';
+  // Stream webhooks carry credentials in HttpAuth; the server's InboundHookUrl takes them in the URL, as the
+  // hosted service's does (credentialsInUrl).
+  if (!o.credentialsInUrl && (u.username || u.password)) return 'Put credentials in HttpAuth, not in the Url.';
   // A fully qualified name may end in dots (RFC 1034 3.1): `localhost.` is localhost.
   const host = u.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
   if (!host) return 'Url must name a host.';

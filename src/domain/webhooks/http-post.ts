@@ -23,7 +23,8 @@ export interface Poster {
 /** Bytes of a response body kept for the error text; the rest is read and dropped. */
 const KEEP_BODY = 512;
 
-export function createPoster(ctx: AppContext, maxSocketsPerHost = 8): Poster {
+/** `credentialsInUrl`: the URL may carry user:password (the inbound hook), sent as HTTP basic auth. */
+export function createPoster(ctx: AppContext, maxSocketsPerHost = 8, o: { credentialsInUrl?: boolean } = {}): Poster {
   const lookup = guardedLookup(ctx);
   const opts = { keepAlive: true, maxSockets: maxSocketsPerHost, lookup };
   const httpAgent = new http.Agent(opts);
@@ -39,7 +40,7 @@ export function createPoster(ctx: AppContext, maxSocketsPerHost = 8): Poster {
         permanent,
       });
       // The save-time check again: a row stored before a rule was added must not slip through.
-      const refused = checkWebhookUrl(url, ctx.config.webhookAllowPrivate);
+      const refused = checkWebhookUrl(url, ctx.config.webhookAllowPrivate, o);
       if (refused) return Promise.resolve(done(null, refused, true));
       let u: URL;
       try {

@@ -17,6 +17,7 @@ import webhookRoutes from './webhooks/routes.js';
 import templateRoutes from './templates/routes.js';
 import serversRoutes from './servers/routes.js';
 import statsRoutes from './stats/routes.js';
+import consoleRoutes from '../console/plugin.js';
 import dataRemovalRoutes from './data-removals/routes.js';
 import inboundRoutes from './inbound/routes.js';
 
@@ -37,6 +38,7 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   await unsubscribeRoutes(app, ctx);
   await webhookRoutes(app, ctx);
   await emailRoutes(app, ctx);
+  await consoleRoutes(app, ctx);
   await dataRemovalRoutes(app, ctx);
   await inboundRoutes(app, ctx);
 }

@@ -1,6 +1,7 @@
 // The database as Kysely sees it: one interface per table, in src/infra/db/tables/.
 import type { AccountsTable, ApiTokensTable } from './tables/accounts.js';
 import type { BouncesTable } from './tables/bounces.js';
+import type { ConsoleLoginFailuresTable, ConsoleSessionsTable, ConsoleUsersTable } from './tables/console.js';
 import type { DataRemovalsTable } from './tables/data-removals.js';
 import type { InboundReportsTable } from './tables/inbound-reports.js';
 import type { InboundAttemptsTable, InboundMessagesTable, InboundRulesTable } from './tables/inbound.js';
@@ -51,5 +52,8 @@ export interface Database {
   clicks: ClicksTable;
   templates: TemplatesTable;
   stats_daily: StatsDailyTable;
+  console_users: ConsoleUsersTable;
+  console_sessions: ConsoleSessionsTable;
+  console_login_failures: ConsoleLoginFailuresTable;
   data_removals: DataRemovalsTable;
 }

@@ -16,7 +16,7 @@ interface Started {
 function startAndStop(env: Record<string, string>): Promise<Started> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', 'api'], {
-      env: { ...process.env, MAILROOM_PORT: '0', MAILROOM_LOG_LEVEL: 'info', ...env },
+      env: { ...process.env, MAILROOM_PORT: '0', MAILROOM_SUBMISSION_PORT: 'off', MAILROOM_LOG_LEVEL: 'info', ...env },
     });
     let output = '';
     const onData = (d: Buffer) => {
@@ -103,7 +103,7 @@ describe('first start with the bootstrap token variables on an empty database', 
 function fetchServerWith(env: Record<string, string>, token: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', 'api'], {
-      env: { ...process.env, MAILROOM_PORT: '0', MAILROOM_LOG_LEVEL: 'info', ...env },
+      env: { ...process.env, MAILROOM_PORT: '0', MAILROOM_SUBMISSION_PORT: 'off', MAILROOM_LOG_LEVEL: 'info', ...env },
     });
     let output = '';
     child.stdout.on('data', async (d: Buffer) => {

@@ -14,6 +14,7 @@ import * as m0010 from './0010-tag-digest-indexes.js';
 import * as m0012 from './0012-drop-messages-retention-index.js';
 import * as m0011 from './0011-drop-plain-recipient-index.js';
 import * as m0013 from './0013-jobs-message-id.js';
+import * as m0014 from './0014-console-users.js';
 import * as m0016 from './0016-data-removals.js';
 import * as m0015 from './0015-inbound.js';
 import * as m0019 from './0019-mta-sts.js';
@@ -33,6 +34,7 @@ export const migrations: Record<string, Migration> = {
   '0011-drop-plain-recipient-index': m0011,
   '0012-drop-messages-retention-index': m0012,
   '0013-jobs-message-id': m0013,
+  '0014-console-users': m0014,
   '0016-data-removals': m0016,
   '0015-inbound': m0015,
   '0019-mta-sts': m0019,

@@ -1,0 +1,39 @@
+// The data of bench/search and bench/console: N messages loaded by the database itself.
+import { sql } from 'kysely';
+import type { AppContext } from '../src/context.js';
+
+export const T0 = Date.UTC(2026, 0, 1); // messages every 4 s from here: 1M span 46 days (the default retention)
+export const STEP = 4000;
+
+/**
+ * One SELECT producing every message from a sequence n = 1..N. 5% belong to a second server, 10% to the
+ * broadcast stream; 50 tags (1 in 7 untagged), 5 senders, 10% queued and 1% with a bounced recipient; one
+ * To recipient each among 100,000 addresses (about ten messages each) and every fourth a Cc.
+ */
+export function loadSql(ctx: AppContext, serverA: number, serverB: number, N: number) {
+  const pgd = ctx.dialect === 'postgres';
+  const seq = pgd ? sql`select n from generate_series(1::bigint, ${sql.lit(N)}) as n` : sql`with recursive s(n) as (select 1 union all select n + 1 from s where n < ${sql.lit(N)}) select n from s`;
+  const cat = (...parts: ReturnType<typeof sql>[]) => sql.join(parts, sql` || `);
+  const id = pgd ? sql`'m' || lpad(n::text, 8, '0')` : sql`'m' || printf('%08d', n)`;
+  const num = (e: ReturnType<typeof sql>) => (pgd ? sql`(${e})::text` : sql`cast(${e} as text)`);
+  const server = sql`case when n % 20 = 0 then ${sql.lit(serverB)} else ${sql.lit(serverA)} end`;
+  const stream = sql`case when n % 10 = 0 then 'broadcast' else 'outbound' end`;
+  const time = sql`${sql.lit(T0)} + n * ${sql.lit(STEP)}`;
+  const messages = sql`insert into messages (id, server_id, stream_id, from_email, from_raw, subject, tag, html_body, text_body, reply_to, headers, metadata, track_opens, track_links, attachments, status, sandbox, received_at, mime)
+    select ${id}, ${server}, ${stream},
+      ${cat(sql`'sender'`, num(sql`n % 5`), sql`'@example.com'`)}, ${cat(sql`'sender'`, num(sql`n % 5`), sql`'@example.com'`)},
+      ${cat(sql`'Subject '`, num(sql`n`))},
+      case when n % 7 = 0 then null else ${cat(sql`'tag'`, num(sql`n % 50`))} end,
+      '<p>hello</p>', null, null, '[]', ${cat(sql`'{"customer":"c'`, num(sql`n % 1000`), sql`'"}'`)}, 0, 'None', '[]',
+      case when n % 10 = 1 then 'Queued' else 'Sent' end, 0, ${time}, null
+    from (${seq}) as seq`;
+  const to = sql`insert into message_recipients (message_id, server_id, stream_id, kind, email, name, status, received_at, settled_at)
+    select ${id}, ${server}, ${stream}, 'To', ${cat(sql`'user'`, num(sql`(n * 7919) % 100000`), sql`'@example.net'`)}, '',
+      case when n % 100 = 3 then 'Bounced' else 'Sent' end, ${time}, null
+    from (${seq}) as seq`;
+  const cc = sql`insert into message_recipients (message_id, server_id, stream_id, kind, email, name, status, received_at, settled_at)
+    select ${id}, ${server}, ${stream}, 'Cc', ${cat(sql`'cc'`, num(sql`n % 50000`), sql`'@example.org'`)}, '', 'Sent', ${time}, null
+    from (${seq}) as seq where n % 4 = 0`;
+  return [messages, to, cc];
+}
+

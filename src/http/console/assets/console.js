@@ -1,0 +1,91 @@
+/* global document, location, navigator, FormData */
+// The console's one script: progressive enhancement only (every page works without it). Values from the
+// server arrive as HTML it escaped, or are set with textContent; nothing here builds markup from data.
+(function () {
+  'use strict';
+
+  document.querySelectorAll('select[data-autosubmit]').forEach(function (sel) {
+    sel.addEventListener('change', function () { sel.form.submit(); });
+  });
+  document.querySelectorAll('.js-hide').forEach(function (el) { el.hidden = true; });
+
+  document.addEventListener('click', function (ev) {
+    var btn = ev.target.closest && ev.target.closest('button[data-copy]');
+    if (!btn) return;
+    var target = document.querySelector(btn.getAttribute('data-copy'));
+    if (!target || !navigator.clipboard) return;
+    navigator.clipboard.writeText(target.textContent).then(function () {
+      var was = btn.textContent;
+      btn.textContent = 'Copied';
+      setTimeout(function () { btn.textContent = was; }, 1500);
+    });
+  });
+
+  // Activity: new messages since the newest row, every two seconds while the tab is visible.
+  var live = document.querySelector('tbody[data-live]');
+  if (live) {
+    var url = live.getAttribute('data-live');
+    var state = document.getElementById('live-state');
+    var busy = false;
+    var poll = function () {
+      if (busy || document.hidden) return;
+      busy = true;
+      fetch(url, { headers: { accept: 'application/json' }, credentials: 'same-origin' })
+        .then(function (res) {
+          if (res.status === 401) { clearInterval(timer); if (state) state.textContent = 'Signed out: reload to sign in.'; return null; }
+          return res.ok ? res.json() : null;
+        })
+        .then(function (data) {
+          if (!data || !data.count) return;
+          live.insertAdjacentHTML('afterbegin', data.html);
+          var u = new URL(url, location.href);
+          u.searchParams.set('after', data.newest);
+          url = u.pathname + u.search;
+          var empty = document.querySelector('p.empty');
+          if (empty) empty.remove();
+          if (state) state.textContent = 'Live: ' + data.count + ' new message' + (data.count === 1 ? '' : 's') + ' just arrived.';
+        })
+        .catch(function () {})
+        .then(function () { busy = false; });
+    };
+    var timer = setInterval(poll, 2000);
+  }
+
+  // Template editor: re-render the preview (posted into its sandboxed frame) and show validation errors
+  // beside their field as you type.
+  var form = document.getElementById('template-form');
+  if (form) {
+    var previewButton = document.getElementById('preview-button');
+    var pending = null;
+    var check = function () {
+      form.requestSubmit(previewButton);
+      fetch(form.getAttribute('data-check'), { method: 'POST', body: new URLSearchParams(new FormData(form)), credentials: 'same-origin' })
+        .then(function (res) { return res.ok ? res.json() : null; })
+        .then(function (data) {
+          if (!data) return;
+          ['Subject', 'HtmlBody', 'TextBody'].forEach(function (part) {
+            var list = document.getElementById('errors-' + part);
+            if (!list) return;
+            list.replaceChildren();
+            var r = data.result && data.result[part];
+            var errors = r ? r.ValidationErrors : [];
+            if (part === 'HtmlBody' && data.modelError) errors = [{ Message: data.modelError, Line: null }];
+            errors.forEach(function (e) {
+              var li = document.createElement('li');
+              li.textContent = e.Message + (e.Line != null ? ' (line ' + e.Line + ', position ' + e.CharacterPosition + ')' : '');
+              list.appendChild(li);
+            });
+          });
+          var subject = document.getElementById('rendered-subject');
+          var s = data.result && data.result.Subject;
+          if (subject && s) subject.textContent = s.RenderedContent || '';
+        })
+        .catch(function () {});
+    };
+    form.addEventListener('input', function (ev) {
+      if (!ev.target.hasAttribute('data-preview')) return;
+      clearTimeout(pending);
+      pending = setTimeout(check, 400);
+    });
+  }
+})();

@@ -1,0 +1,86 @@
+// Activity: a server's outbound messages newest first, with the search API's filters, keyset paging (a page
+// costs the same at the millionth message as at the first) and new arrivals fetched by the page's script.
+import type { AppContext } from '../../../context.js';
+import { searchMessages, type Cursor, type MessageSearch } from '../../../domain/messages/search.js';
+import { listStreams } from '../../../domain/streams/list-streams.js';
+import { html, query, type Html } from '../html.js';
+import { page, when } from '../layout.js';
+import type { ConsoleRouter } from '../router.js';
+
+const PAGE_SIZE = 50;
+const FILTERS = ['recipient', 'fromemail', 'tag', 'status', 'stream', 'subject', 'fromdate', 'todate', 'metakey', 'metavalue'] as const;
+
+export function parseCursor(text: string | undefined): Cursor | undefined {
+  // Message ids are UUIDs (lowercase); anything id-like is accepted, since it is only compared, never trusted.
+  const m = /^(\d{1,15})\.([0-9A-Za-z-]{1,64})$/.exec(text ?? '');
+  return m ? { at: Number(m[1]), id: m[2]! } : undefined;
+}
+
+type Item = Awaited<ReturnType<typeof searchMessages>>['Messages'][number];
+const cursorOf = (m: Item): string => `${Date.parse(m.ReceivedAt ?? '')}.${m.MessageID}`;
+
+function search(q: Record<string, string>): MessageSearch {
+  const metadata = q.metakey && q.metavalue !== undefined ? { [q.metakey]: q.metavalue } : undefined;
+  return {
+    count: PAGE_SIZE,
+    offset: 0,
+    withTotal: false,
+    recipient: q.recipient || undefined,
+    fromemail: q.fromemail || undefined,
+    tag: q.tag || undefined,
+    status: q.status || undefined,
+    subject: q.subject || undefined,
+    messagestream: q.stream || undefined,
+    fromdate: q.fromdate || undefined,
+    todate: q.todate || undefined,
+    metadata,
+  };
+}
+
+export function rows(serverId: number, items: Item[]): Html {
+  return html`${items.map(
+    (m) => html`<tr data-cursor="${cursorOf(m)}">
+<td class="nowrap">${when(m.ReceivedAt)}</td><td>${m.From}</td><td>${m.Recipients.join(', ')}</td>
+<td><a href="/console/s/${serverId}/messages/${m.MessageID}">${m.Subject || '(no subject)'}</a></td>
+<td><span class="status status-${m.Status.toLowerCase()}">${m.Status}</span>${m.Sandboxed ? html` <span class="badge">sandbox</span>` : ''}</td><td>${m.Tag}</td></tr>`,
+  )}`;
+}
+
+export function registerActivity(r: ConsoleRouter, ctx: AppContext): void {
+  r.page('/console/s/:sid/activity', async (c) => {
+    const q = c.query;
+    const before = parseCursor(q.before);
+    const [found, streams] = await Promise.all([searchMessages(ctx, c.server.id, { ...search(q), before }), listStreams(ctx.db, c.server.id, { includeArchived: true })]);
+    const items = found.Messages;
+    const filters = Object.fromEntries(FILTERS.map((k) => [k, q[k]]));
+    const older = items.length === PAGE_SIZE ? `/console/s/${c.server.id}/activity${query({ ...filters, before: cursorOf(items[items.length - 1]!) })}` : null;
+    // Live updates only on the first page (a later page is a look into the past).
+    const live = before ? '' : `/console/s/${c.server.id}/activity/live${query({ ...filters, after: items[0] ? cursorOf(items[0]) : '0.00000000-0000-0000-0000-000000000000' })}`;
+    const text = (name: string, label: string, type = 'text') => html`<div class="field"><label for="f-${name}">${label}</label><input id="f-${name}" name="${name}" type="${type}" value="${q[name] ?? ''}"></div>`;
+    const body = html`
+<form method="get" class="filters" aria-label="Filters">
+  ${text('recipient', 'Recipient')}${text('fromemail', 'From')}${text('subject', 'Subject')}${text('tag', 'Tag')}
+  <div class="field"><label for="f-status">Status</label><select id="f-status" name="status">${['', 'queued', 'sent', 'bounced'].map((s) => html`<option value="${s}"${q.status === s ? html` selected` : ''}>${s || 'any'}</option>`)}</select></div>
+  <div class="field"><label for="f-stream">Stream</label><select id="f-stream" name="stream">${streams
+    .filter((s) => s.type !== 'Inbound')
+    .map((s) => html`<option value="${s.id}"${(q.stream || 'outbound') === s.id ? html` selected` : ''}>${s.name}</option>`)}</select></div>
+  ${text('fromdate', 'From date', 'date')}${text('todate', 'To date', 'date')}${text('metakey', 'Metadata key')}${text('metavalue', 'Metadata value')}
+  <div class="field"><button type="submit">Filter</button> <a href="/console/s/${c.server.id}/activity">Clear</a></div>
+</form>
+<p class="muted">Newest first${c.server.delivery_type === 'Sandbox' ? html`; this is a <strong>sandbox</strong> server: its messages are kept here and never leave mailroom` : ''}.${live ? html` <span class="live" id="live-state" role="status">Live: new messages appear here.</span>` : ''}</p>
+<table class="list"><thead><tr><th scope="col">Received</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th><th scope="col">Tag</th></tr></thead>
+<tbody id="activity-rows"${live ? html` data-live="${live}"` : ''}>${rows(c.server.id, items)}</tbody></table>
+${items.length === 0 ? html`<p class="empty">No messages match.</p>` : ''}
+<nav class="pager" aria-label="Pages">${before ? html`<a href="/console/s/${c.server.id}/activity${query(filters)}">Newest</a>` : ''}${older ? html`<a href="${older}" rel="next">Older messages</a>` : ''}</nav>`;
+    return page(c.frame('Activity', 'activity'), body);
+  });
+
+  // New messages since the newest one shown, as rows for the page to prepend (rendered here, escaped the same way).
+  r.page('/console/s/:sid/activity/live', async (c) => {
+    const after = parseCursor(c.query.after);
+    if (!after) return void c.reply.status(400).send({ error: 'after is required' });
+    const found = await searchMessages(ctx, c.server.id, { ...search(c.query), after });
+    const items = found.Messages;
+    return void c.reply.send({ html: rows(c.server.id, items).text, newest: items[0] ? cursorOf(items[0]) : c.query.after, count: items.length });
+  });
+}

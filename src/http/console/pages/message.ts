@@ -1,0 +1,87 @@
+// One message: its HTML body in a sandboxed frame (no scripts; remote images only when asked for), desktop and
+// mobile widths, the text part, the headers and raw source as sent, each recipient's timeline, attachments.
+import type { AppContext } from '../../../context.js';
+import { messageDetails } from '../../../domain/messages/details.js';
+import { html, query, type Html } from '../html.js';
+import { page, when } from '../layout.js';
+import type { ConsoleRouter } from '../router.js';
+
+/**
+ * The policy of a message body: no script at all (also the `sandbox` directive, should the frame be opened
+ * on its own), inline styles as mail uses them, images only as data: URLs unless the user asked for remote
+ * ones (a remote image tells the sender the message was read, and where).
+ */
+export function bodyCsp(remoteImages: boolean): string {
+  return `default-src 'none'; style-src 'unsafe-inline'; img-src data:${remoteImages ? ' https: http:' : ''}; font-src data:; form-action 'none'; base-uri 'none'; frame-ancestors 'self'; sandbox`;
+}
+
+const LABELS: Record<string, string> = {
+  Processed: 'Processed',
+  Delivered: 'Delivered',
+  Transient: 'Delivery attempt failed; will retry',
+  Bounced: 'Bounced',
+  Opened: 'Opened',
+  LinkClicked: 'Clicked a link',
+  SubscriptionChanged: 'Subscription changed',
+  SpamComplaint: 'Spam complaint',
+};
+
+function detailList(details: Record<string, unknown>): Html {
+  const entries = Object.entries(details).filter(([, v]) => v !== null && v !== '' && v !== undefined);
+  if (entries.length === 0) return html``;
+  return html`<dl class="details">${entries.map(([k, v]) => html`<dt>${k}</dt><dd>${typeof v === 'object' ? JSON.stringify(v) : String(v)}</dd>`)}</dl>`;
+}
+
+function headerBlock(mime: string): string {
+  const end = mime.search(/\r?\n\r?\n/);
+  return end < 0 ? mime : mime.slice(0, end);
+}
+
+export function registerMessage(r: ConsoleRouter, ctx: AppContext): void {
+  r.page('/console/s/:sid/messages/:mid', async (c) => {
+    const m = await messageDetails(ctx, c.server.id, c.params.mid!);
+    const images = c.query.images === '1';
+    const mobile = c.query.width === 'mobile';
+    const base = `/console/s/${c.server.id}/messages/${m.MessageID}`;
+    const attachments = await ctx.db.selectFrom('message_attachments').select(['name', 'content_type', 'size']).where('message_id', '=', m.MessageID).orderBy('position').execute();
+    const recipients = m.Recipients.length ? m.Recipients : [''];
+    const timeline = recipients.map((rcpt) => {
+      const events = m.MessageEvents.filter((e) => e.Recipient === rcpt || e.Recipient === '');
+      return html`<section class="timeline" aria-label="Timeline of ${rcpt}"><h3>${rcpt}</h3><ol>${events.map(
+        (e) => html`<li class="event event-${e.Type.toLowerCase()}"><span class="when">${when(e.ReceivedAt)}</span> <strong>${LABELS[e.Type] ?? e.Type}</strong>${detailList(e.Details)}</li>`,
+      )}</ol></section>`;
+    });
+    const body = html`
+<dl class="summary">
+  <dt>From</dt><dd>${m.From}</dd><dt>To</dt><dd>${m.To.map((t) => (t.Name ? `${t.Name} <${t.Email}>` : t.Email)).join(', ')}</dd>
+  ${m.Cc.length ? html`<dt>Cc</dt><dd>${m.Cc.map((t) => t.Email).join(', ')}</dd>` : ''}${m.Bcc.length ? html`<dt>Bcc</dt><dd>${m.Bcc.map((t) => t.Email).join(', ')}</dd>` : ''}
+  <dt>Received</dt><dd>${when(m.ReceivedAt)}</dd><dt>Status</dt><dd>${m.Status}${m.Sandboxed ? ' (sandbox: kept, not sent)' : ''}</dd>
+  <dt>Stream</dt><dd>${m.MessageStream}</dd><dt>Tag</dt><dd>${m.Tag}</dd><dt>Message ID</dt><dd><code>${m.MessageID}</code></dd>
+  ${Object.keys(m.Metadata).length ? html`<dt>Metadata</dt><dd>${Object.entries(m.Metadata).map(([k, v]) => html`<span class="kv"><code>${k}</code> = ${v}</span> `)}</dd>` : ''}
+</dl>
+<h2>Timeline</h2>${timeline}
+<h2>Content</h2>
+${
+  m.HtmlBody
+    ? html`<div class="toolbar" role="group" aria-label="Preview options">
+  <a href="${base}${query({ images: images ? '1' : '', width: '' })}"${!mobile ? html` aria-current="true"` : ''}>Desktop</a>
+  <a href="${base}${query({ images: images ? '1' : '', width: 'mobile' })}"${mobile ? html` aria-current="true"` : ''}>Mobile</a>
+  ${images ? html`<span>Remote images shown.</span> <a href="${base}${query({ width: mobile ? 'mobile' : '' })}">Block them</a>` : html`<span>Remote images are blocked.</span> <a href="${base}${query({ images: '1', width: mobile ? 'mobile' : '' })}" id="load-images">Load remote images</a>`}
+</div>
+<iframe id="html-preview" class="preview${mobile ? ' mobile' : ''}" title="HTML body of the message" sandbox src="${base}/body${query({ images: images ? '1' : '' })}"></iframe>`
+    : html`<p class="muted">No HTML part.</p>`
+}
+<details${m.HtmlBody ? '' : html` open`}><summary>Text part</summary><pre class="text-part">${m.TextBody || '(no text part)'}</pre></details>
+<details><summary>Headers as sent</summary><pre>${m.Body ? headerBlock(m.Body) : 'Not composed yet (the message is still queued).'}</pre></details>
+<details><summary>Raw source as sent (signed; attachment content left out)</summary><div class="toolbar"><button type="button" data-copy="#raw-source">Copy</button></div><pre id="raw-source">${m.Body || 'Not composed yet.'}</pre></details>
+<h2>Attachments</h2>
+${attachments.length ? html`<ul class="attachments">${attachments.map((a) => html`<li>${a.name} <span class="muted">(${a.content_type}, ${a.size.toLocaleString('en')} bytes)</span></li>`)}</ul>` : html`<p class="muted">None.</p>`}`;
+    return page(c.frame(m.Subject || '(no subject)', 'activity'), body);
+  });
+
+  r.page('/console/s/:sid/messages/:mid/body', async (c) => {
+    const m = await messageDetails(ctx, c.server.id, c.params.mid!);
+    c.reply.header('content-security-policy', bodyCsp(c.query.images === '1')).header('x-frame-options', 'SAMEORIGIN');
+    return m.HtmlBody;
+  });
+}

@@ -1,0 +1,139 @@
+// The template editor. The preview is rendered by the server's own renderer (domain/templates/validate, as
+// POST /templates/validate) against a test model, and shown in a sandboxed frame that the form posts into
+// (so the rendered HTML gets the message-body policy, not the console's); the page's script re-posts it as
+// you type and shows validation errors beside their field.
+import type { AppContext } from '../../../context.js';
+import { ApiError, ErrorCode } from '../../../domain/errors.js';
+import { getTemplate, listTemplates, updateTemplate, type TemplateRow } from '../../../domain/templates/store.js';
+import { validateTemplate } from '../../../domain/templates/validate.js';
+import { html, type Html } from '../html.js';
+import { csrf, page } from '../layout.js';
+import { redirectWith, type ConsoleRouter, type PageCall } from '../router.js';
+import { bodyCsp } from './message.js';
+
+const PARTS = [
+  ['subject', 'Subject', 'Subject'],
+  ['htmlbody', 'HtmlBody', 'HTML body'],
+  ['textbody', 'TextBody', 'Text body'],
+] as const;
+type Part = (typeof PARTS)[number][1];
+type Validation = Awaited<ReturnType<typeof validateTemplate>>;
+interface PartResult {
+  ContentIsValid: boolean;
+  ValidationErrors: Array<{ Message: string; Line: number | null; CharacterPosition: number | null }>;
+  RenderedContent: string | null;
+}
+/** One part's result (validate.ts returns the parts under their names beside the summary fields). */
+const partOf = (v: Validation | null | undefined, part: Part): PartResult | null => ((v as unknown as Record<string, PartResult | null> | null | undefined)?.[part] ?? null);
+
+function parseModel(text: string | undefined): { model?: unknown; error?: string } {
+  if (!text || text.trim() === '') return {};
+  try {
+    return { model: JSON.parse(text) };
+  } catch (err) {
+    return { error: `The test model is not JSON: ${(err as Error).message}` };
+  }
+}
+
+function check(ctx: AppContext, c: PageCall, t: TemplateRow, model: unknown): Promise<Validation> {
+  return validateTemplate(ctx.db, c.server.id, {
+    Subject: t.template_type === 'Layout' ? null : (c.body.subject ?? ''),
+    HtmlBody: c.body.htmlbody ?? '',
+    TextBody: c.body.textbody ?? '',
+    TemplateType: t.template_type,
+    LayoutTemplate: c.body.layout || null,
+    TestRenderModel: model,
+  });
+}
+
+function errorsOf(v: Validation | null, part: Part): Html {
+  const r = partOf(v, part);
+  return html`<ul class="field-errors" id="errors-${part}" aria-live="polite">${(r?.ValidationErrors ?? []).map((e) => html`<li>${e.Message}${e.Line !== null ? ` (line ${e.Line}, position ${e.CharacterPosition})` : ''}</li>`)}</ul>`;
+}
+
+async function editor(ctx: AppContext, c: PageCall, t: TemplateRow, o: { values?: Record<string, string>; validation?: Validation | null; error?: string } = {}): Promise<string> {
+  const v = o.values ?? { subject: t.subject ?? '', htmlbody: t.html_body ?? '', textbody: t.text_body ?? '', layout: t.layout_template ?? '', name: t.name, model: '' };
+  const layouts = t.template_type === 'Standard' ? (await listTemplates(ctx.db, c.server.id, { count: 500, offset: 0, type: 'Layout' })).rows : [];
+  const admin = c.session.user.role === 'admin';
+  const base = `/console/s/${c.server.id}/templates/${t.id}`;
+  const model = o.values?.model ?? JSON.stringify((await validateTemplate(ctx.db, c.server.id, { Subject: t.subject, HtmlBody: t.html_body, TextBody: t.text_body, TemplateType: t.template_type, LayoutTemplate: t.layout_template }).catch(() => null))?.SuggestedTemplateModel ?? {}, null, 2);
+  const body = html`<form method="post" action="${base}/save" class="editor" id="template-form" data-check="${base}/check">${csrf(c.session)}
+<div class="editor-fields">
+<label for="t-name">Name</label><input id="t-name" name="name" value="${v.name}" required maxlength="200"${admin ? '' : html` readonly`}>
+${layouts.length ? html`<label for="t-layout">Layout</label><select id="t-layout" name="layout"><option value="">none</option>${layouts.map((l) => html`<option value="${l.alias ?? ''}"${v.layout === l.alias ? html` selected` : ''}>${l.name}</option>`)}</select>` : ''}
+${PARTS.filter(([, p]) => !(t.template_type === 'Layout' && p === 'Subject')).map(
+  ([name, part, label]) => html`<label for="t-${name}">${label}</label>${
+    part === 'Subject' ? html`<input id="t-${name}" name="${name}" value="${v[name] ?? ''}" data-preview>` : html`<textarea id="t-${name}" name="${name}" rows="${part === 'HtmlBody' ? 12 : 6}" data-preview spellcheck="false">${v[name] ?? ''}</textarea>`
+  }${errorsOf(o.validation ?? null, part)}`,
+)}
+<label for="t-model">Test model (JSON)</label><textarea id="t-model" name="model" rows="6" data-preview spellcheck="false">${model}</textarea>
+<div class="buttons"><button type="submit" formaction="${base}/preview" formtarget="template-preview" id="preview-button">Preview</button>${admin ? html` <button type="submit" id="save-button">Save</button>` : ''}</div>
+</div>
+<div class="editor-preview"><p>Subject: <strong id="rendered-subject">${partOf(o.validation, 'Subject')?.RenderedContent ?? ''}</strong></p>
+<iframe name="template-preview" id="template-preview" class="preview" title="Rendered HTML preview" sandbox src="${base}/preview"></iframe></div>
+</form>`;
+  return page({ ...c.frame(`Template: ${t.name}`, 'templates'), ...(o.error ? { error: o.error } : {}) }, body);
+}
+
+export function registerTemplateEditor(r: ConsoleRouter, ctx: AppContext): void {
+  r.page('/console/s/:sid/templates/:tid', async (c) => editor(ctx, c, await getTemplate(ctx.db, c.server.id, c.params.tid!)));
+
+  // The frame before the first preview: the stored template rendered with its suggested model.
+  r.page('/console/s/:sid/templates/:tid/preview', async (c) => {
+    const t = await getTemplate(ctx.db, c.server.id, c.params.tid!);
+    const v = await validateTemplate(ctx.db, c.server.id, { HtmlBody: t.html_body ?? '', TemplateType: t.template_type, LayoutTemplate: t.layout_template });
+    c.reply.header('content-security-policy', bodyCsp(false)).header('x-frame-options', 'SAMEORIGIN');
+    return partOf(v, 'HtmlBody')?.RenderedContent ?? '';
+  });
+
+  // Previews change nothing, so viewers may use them (the CSRF token is still required).
+  r.action(
+    '/console/s/:sid/templates/:tid/preview',
+    async (c) => {
+      const t = await getTemplate(ctx.db, c.server.id, c.params.tid!);
+      const { model, error } = parseModel(c.body.model);
+      c.reply.header('content-security-policy', bodyCsp(false)).header('x-frame-options', 'SAMEORIGIN');
+      if (error) return html`<p>${error}</p>`.text;
+      const v = await check(ctx, c, t, model);
+      const h = partOf(v, 'HtmlBody');
+      return h?.RenderedContent ?? html`<p>The HTML body does not render: ${(h?.ValidationErrors ?? []).map((e) => e.Message).join('; ')}</p>`.text;
+    },
+    { adminOnly: false, bodyLimit: 5 * 1024 * 1024 },
+  );
+
+  r.action(
+    '/console/s/:sid/templates/:tid/check',
+    async (c) => {
+      const t = await getTemplate(ctx.db, c.server.id, c.params.tid!);
+      const { model, error } = parseModel(c.body.model);
+      const v = error ? null : await check(ctx, c, t, model);
+      return c.reply.type('application/json').send({ modelError: error ?? null, result: v });
+    },
+    { adminOnly: false, bodyLimit: 5 * 1024 * 1024 },
+  );
+
+  r.action(
+    '/console/s/:sid/templates/:tid/save',
+    async (c) => {
+      const t = await getTemplate(ctx.db, c.server.id, c.params.tid!);
+      const { model } = parseModel(c.body.model);
+      const validation = await check(ctx, c, t, model ?? undefined);
+      try {
+        if (!validation.AllContentIsValid) throw new ApiError(ErrorCode.TemplateInvalidSyntax, 'The template has errors; they are shown beside each part. Nothing was saved.');
+        await updateTemplate(ctx, c.server.id, String(t.id), {
+          Name: c.body.name,
+          Subject: t.template_type === 'Layout' ? undefined : (c.body.subject ?? ''),
+          HtmlBody: c.body.htmlbody ?? '',
+          TextBody: c.body.textbody ?? '',
+          LayoutTemplate: t.template_type === 'Standard' ? (c.body.layout ?? '') : undefined,
+        });
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        c.reply.status(422);
+        return editor(ctx, c, t, { values: c.body, validation, error: err.message });
+      }
+      return redirectWith(c.reply, `/console/s/${c.server.id}/templates/${t.id}`, { notice: 'Template saved.' });
+    },
+    { bodyLimit: 5 * 1024 * 1024 },
+  );
+}

@@ -1,0 +1,44 @@
+// Debian's Chromium driven by playwright-core for the console's browser tests: a fresh profile per run,
+// nothing from the network (the flags turn off every background request), errors of pages collected.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.MAILROOM_CHROMIUM ?? '/usr/bin/chromium';
+
+export interface Browser {
+  context: BrowserContext;
+  /** Uncaught page errors and console errors, with the page URL they came from. */
+  errors: string[];
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  const profile = mkdtempSync(join(tmpdir(), 'mailroom-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const errors: string[] = [];
+  const watch = (page: Page) => {
+    page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(`${page.url()}: ${m.text()}`);
+    });
+  };
+  context.on('page', watch);
+  return {
+    context,
+    errors,
+    async newPage() {
+      return context.newPage();
+    },
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
