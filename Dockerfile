@@ -17,6 +17,8 @@ ENV NODE_ENV=production \
     MAILROOM_PORT=8080 \
     MAILROOM_INBOUND_SMTP_HOST=0.0.0.0 \
     MAILROOM_INBOUND_SMTP_PORT=2525 \
+    MAILROOM_SUBMISSION_HOST=0.0.0.0 \
+    MAILROOM_SUBMISSION_PORT=2587 \
     MAILROOM_DATABASE_URL=/data/mailroom.db
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
@@ -26,7 +28,7 @@ COPY package.json ./
 RUN mkdir -p /data && chown node:node /data && chmod 0700 /data
 USER node
 VOLUME ["/data"]
-EXPOSE 8080 2525
+EXPOSE 8080 2525 2587
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.MAILROOM_PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # SIGTERM drains (MAILROOM_SHUTDOWN_TIMEOUT_SECONDS, default 20): give `docker stop -t 30` or compose's

@@ -66,7 +66,7 @@ describe('packaging', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mailroom-image-'));
     // Outside the image: the source instead of dist/, a temporary data folder instead of /data, and ports
     // chosen by the system (tests never use fixed ports). Everything else as the image sets it.
-    const env = { ...dockerEnv(ins), MAILROOM_DATABASE_URL: join(dir, 'mailroom.db'), MAILROOM_PORT: '0', MAILROOM_INBOUND_SMTP_PORT: '0' };
+    const env = { ...dockerEnv(ins), MAILROOM_DATABASE_URL: join(dir, 'mailroom.db'), MAILROOM_PORT: '0', MAILROOM_INBOUND_SMTP_PORT: '0', MAILROOM_SUBMISSION_PORT: '0' };
     const p = runMailroom(command.slice(2), env);
     try {
       const port = (await p.waitForLine(/"url":"http:\/\/0\.0\.0\.0:(\d+)"/, 60_000))[1];

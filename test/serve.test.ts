@@ -25,6 +25,7 @@ describe('mailroom serve (a real process)', () => {
       MAILROOM_DATABASE_URL: databaseUrlFor(tdb),
       MAILROOM_PORT: '0',
       MAILROOM_INBOUND_SMTP_PORT: '0',
+      MAILROOM_SUBMISSION_PORT: '0',
       MAILROOM_SERVER_TOKEN: SERVER_TOKEN,
       MAILROOM_ACCOUNT_TOKEN: 'serve-test-account-token-00000000001',
       MAILROOM_SECRET_KEY: 'serve-test-secret-key-0123456789abcdef',
@@ -32,8 +33,9 @@ describe('mailroom serve (a real process)', () => {
       MAILROOM_SHUTDOWN_TIMEOUT_SECONDS: '20',
     };
     first = runMailroom(['serve'], env);
-    port = Number((await first.waitForLine(/"url":"http:\/\/127\.0\.0\.1:(\d+)"/))[1]);
-    await first.waitForLine(/mailroom worker started/);
+    // Starting tsx and migrating a new database can take a while on a busy machine: a generous wait.
+    port = Number((await first.waitForLine(/"url":"http:\/\/127\.0\.0\.1:(\d+)"/, 90_000))[1]);
+    await first.waitForLine(/mailroom worker started/, 90_000);
     const added = await runToEnd(['sender', 'add', 'ops@example.test', '--name', 'Ops', '--confirmed'], env);
     assert.equal(added.code, 0, added.stderr);
   });
