@@ -42,7 +42,8 @@ describe('robustness: inputs that used to fail loudly', () => {
     await expect(server('GET', '/templates/2147483648'), 422, 1101);
     await expect(server('GET', '/webhooks/2147483648'), 422, 12);
     await expect(account('PUT', '/templates/push', { SourceServerID: '1e309', DestinationServerID: 1, PerformChanges: false }), 422, 403);
-    await expect(account('PUT', '/templates/push', { SourceServerID: 2147483648, DestinationServerID: 1, PerformChanges: false }), 422, 403);
+    // A whole number out of range is a server that does not exist: the hosted service's fixed 601 text (issue 18).
+    await expect(account('PUT', '/templates/push', { SourceServerID: 2147483648, DestinationServerID: 1, PerformChanges: false }), 422, 601);
     const zero = await account('GET', '/servers/0');
     await expect(account('GET', '/servers/2147483648'), zero.status, zero.body.ErrorCode);
     await expect(account('DELETE', '/servers/4294967296'), zero.status, zero.body.ErrorCode);
