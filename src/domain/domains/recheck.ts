@@ -13,16 +13,19 @@ export const RECHECK_EVERY_MS = 5 * 60_000;
 const VERIFIED_RECHECK_MS = 60 * 60_000;
 const BATCH = 100;
 
+/** A DKIM key with the domain it signs for: what verifying or retiring a key needs. */
+const KEY_WITH_DOMAIN = [
+  'dkim_keys.id', 'dkim_keys.domain_id', 'dkim_keys.selector', 'dkim_keys.public_key', 'dkim_keys.bits', 'dkim_keys.state',
+  'dkim_keys.activated_at', 'dkim_keys.revoked_at', 'dkim_keys.removable_at',
+  'domains.account_id', 'domains.name', 'domains.dkim_verified',
+] as const;
+
 export async function recheckDns(ctx: AppContext, now: number): Promise<void> {
   const due = now - RECHECK_EVERY_MS + 1000;
   const pending = await ctx.db
     .selectFrom('dkim_keys')
     .innerJoin('domains', 'domains.id', 'dkim_keys.domain_id')
-    .select([
-      'dkim_keys.id', 'dkim_keys.domain_id', 'dkim_keys.selector', 'dkim_keys.public_key', 'dkim_keys.bits', 'dkim_keys.state',
-      'dkim_keys.activated_at', 'dkim_keys.revoked_at', 'dkim_keys.removable_at',
-      'domains.account_id', 'domains.name', 'domains.dkim_verified',
-    ])
+    .select(KEY_WITH_DOMAIN)
     .where('dkim_keys.state', '=', 'pending')
     .where(sql<number>`coalesce(dkim_keys.checked_at, 0)`, '<=', due)
     .orderBy(sql`coalesce(dkim_keys.checked_at, 0)`)
@@ -53,11 +56,7 @@ export async function recheckDns(ctx: AppContext, now: number): Promise<void> {
   const revoked = await ctx.db
     .selectFrom('dkim_keys')
     .innerJoin('domains', 'domains.id', 'dkim_keys.domain_id')
-    .select([
-      'dkim_keys.id', 'dkim_keys.domain_id', 'dkim_keys.selector', 'dkim_keys.public_key', 'dkim_keys.bits', 'dkim_keys.state',
-      'dkim_keys.activated_at', 'dkim_keys.revoked_at', 'dkim_keys.removable_at',
-      'domains.account_id', 'domains.name', 'domains.dkim_verified',
-    ])
+    .select(KEY_WITH_DOMAIN)
     .where('dkim_keys.state', '=', 'revoked')
     .where('dkim_keys.removable_at', 'is', null)
     .limit(BATCH)
