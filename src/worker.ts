@@ -2,6 +2,7 @@
 // registration here (delivery, webhooks, purges, retention, DNS re-checks, the inbound SMTP listener).
 import type { AppContext } from './context.js';
 import { purgeExpired, RETENTION_EVERY_MS } from './domain/retention/purge.js';
+import { createPartitionsAhead, PARTITIONS_EVERY_MS } from './infra/db/partitions.js';
 import { startInboundListener } from './smtp-listeners/inbound-listener.js';
 import { PURGE_EVERY_MS, purgeReportDigests } from './domain/inbound/purge.js';
 import { registerDelivery } from './domain/delivery/register.js';
@@ -31,6 +32,8 @@ export async function registerWorkers(_ctx: AppContext): Promise<Array<() => Pro
   const stops: Array<() => Promise<void>> = [];
   // area registrations go below this line
   _ctx.scheduler.add({ name: 'retention', everyMs: RETENTION_EVERY_MS, run: async (now) => void (await purgeExpired(_ctx, now)) });
+  // PostgreSQL: tomorrow's day partitions of the message tables exist before tomorrow (no-op on SQLite).
+  _ctx.scheduler.add({ name: 'partitions-ahead', everyMs: PARTITIONS_EVERY_MS, run: async (now) => void (await createPartitionsAhead(_ctx.db, now)) });
   stops.push((await startInboundListener(_ctx)).stop);
   _ctx.scheduler.add({ name: 'inbound-report-digests-purge', everyMs: PURGE_EVERY_MS, run: async (now) => void (await purgeReportDigests(_ctx, now)) });
   stops.push(registerDelivery(_ctx, deliveryParts(_ctx)));

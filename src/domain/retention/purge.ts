@@ -2,13 +2,22 @@
 // records are deleted after the server's retention period (7-365 days, default 45), and so is bounce
 // information. Statistics are separate counters and stay (rule 4 there).
 //
-// Deletion runs in small batches, each its own short transaction, so that sending (which needs the
+// On PostgreSQL the message tables are partitioned by day (migration 0023, infra/db/partitions.ts): each run
+// first drops the days older than the longest retention of any server, whole, with everything in them.
+// What is left to delete row by row is the messages of servers with a shorter retention inside the kept
+// days, and rows of the default partition. The servers with the longest retention lose their messages by
+// the day (at most 24 h after they expire, rowPurgeCutoff); on SQLite every server is purged exactly.
+//
+// Row deletion runs in small batches, each its own short transaction, so that sending (which needs the
 // database's write lock on SQLite, and row locks on PostgreSQL) never waits long behind a purge. Deleting a
-// message removes its recipients, attachments, events, opens and clicks through ON DELETE CASCADE (each of
-// those tables is indexed by message_id). One worker runs it per period (infra/jobs/periodic-claim.ts), and
-// it is idempotent: a run cut short is finished by the next one.
+// message removes its recipients, attachments, events, opens and clicks (deleteMessagesCascading: ON DELETE
+// CASCADE on SQLite, explicit deletes on PostgreSQL; each of those tables is indexed by message_id). One
+// worker runs it per period (infra/jobs/periodic-claim.ts), and it is idempotent: a run cut short is finished
+// by the next one.
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
+import { deleteMessagesCascading } from '../../infra/db/partitions-cascade.js';
+import { dropPartitionsBefore, rowPurgeCutoff } from '../../infra/db/partitions.js';
 import { DAY_MS } from '../../infra/time.js';
 
 export const RETENTION_BATCH = 500;
@@ -17,8 +26,11 @@ export const RETENTION_MAX_BATCHES = 40;
 export const RETENTION_EVERY_MS = 15 * 60_000;
 
 export interface PurgeCounts {
+  /** Messages deleted row by row (those in dropped partitions are not counted). */
   messages: number;
   bounces: number;
+  /** Day partitions dropped (PostgreSQL). */
+  partitions: number;
 }
 
 const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -45,16 +57,20 @@ async function deleteBefore(
     if (scope.stream_id !== undefined) q = q.where('stream_id', '=', scope.stream_id);
     const ids = await q.where(at, '<', cutoff).orderBy(at).limit(RETENTION_BATCH).execute();
     if (ids.length === 0) break;
-    const done = await db
-      .deleteFrom(table)
-      .where('server_id', '=', scope.server_id)
-      .where(
-        'id',
-        'in',
-        ids.map((r) => r.id),
-      )
-      .executeTakeFirst();
-    deleted += Number(done.numDeletedRows);
+    if (table === 'messages') {
+      deleted += await deleteMessagesCascading(ctx.db, ids.map((r) => String(r.id)), scope.server_id);
+    } else {
+      const done = await db
+        .deleteFrom(table)
+        .where('server_id', '=', scope.server_id)
+        .where(
+          'id',
+          'in',
+          ids.map((r) => r.id),
+        )
+        .executeTakeFirst();
+      deleted += Number(done.numDeletedRows);
+    }
     if (ids.length < RETENTION_BATCH) break;
     await pause();
   }
@@ -75,18 +91,27 @@ export async function deleteMessagesBefore(ctx: AppContext, serverId: number, cu
 
 /** One retention run over every server; a message is kept for exactly retention_days x 24 h. */
 export async function purgeExpired(ctx: AppContext, now: number): Promise<PurgeCounts> {
-  const counts: PurgeCounts = { messages: 0, bounces: 0 };
+  const counts: PurgeCounts = { messages: 0, bounces: 0, partitions: 0 };
   const servers = await ctx.db.selectFrom('servers').select(['id', 'retention_days']).orderBy('id').execute();
+  const longest = Math.max(0, ...servers.map((s) => s.retention_days));
+  if (servers.length > 0) {
+    try {
+      counts.partitions = (await dropPartitionsBefore(ctx.db, now - longest * DAY_MS)).length;
+    } catch (err) {
+      // Most likely a lock timeout behind a long query: the next run drops them; rows go on being purged.
+      ctx.logger.error({ err }, 'retention: dropping expired partitions failed');
+    }
+  }
   for (const s of servers) {
     try {
       const cutoff = now - s.retention_days * DAY_MS;
-      counts.messages += await deleteMessagesBefore(ctx, s.id, cutoff);
+      counts.messages += await deleteMessagesBefore(ctx, s.id, rowPurgeCutoff(ctx.db, cutoff, s.retention_days === longest));
       counts.bounces += await deleteBefore(ctx, 'bounces', { server_id: s.id }, cutoff, RETENTION_MAX_BATCHES);
     } catch (err) {
       // One server's failure (a deleted server, a lock timeout) must not stop the others.
       ctx.logger.error({ err, serverId: s.id }, 'retention purge failed for a server');
     }
   }
-  if (counts.messages || counts.bounces) ctx.logger.info(counts, 'retention purge');
+  if (counts.messages || counts.bounces || counts.partitions) ctx.logger.info(counts, 'retention purge');
   return counts;
 }
