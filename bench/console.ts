@@ -17,7 +17,7 @@ import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { buildApp } from '../src/http/app.js';
-import { loadSql, STEP, T0 } from './search-data.js';
+import { benchMessageId, loadSql, STEP, T0 } from './search-data.js';
 
 const N = Number(process.env.BENCH_MESSAGES ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
@@ -26,7 +26,7 @@ const PG_URL = process.env.MAILROOM_BENCH_PG_URL ?? process.env.MAILROOM_TEST_PG
 const TOKEN = 'bench-server-token-000000000000001';
 const CEILING_MS = 300;
 
-const id = (n: number) => `m${String(n).padStart(8, '0')}`;
+const id = benchMessageId;
 const day = (d: number) => new Date(T0 + d * 86_400_000).toISOString().slice(0, 10);
 /** A message of server A (n not a multiple of 20). */
 const mine = (i: number) => 1 + ((i * 7919) % (N - 1)) + (((1 + ((i * 7919) % (N - 1))) % 20 === 0) ? 1 : 0);

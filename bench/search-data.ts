@@ -5,6 +5,13 @@ import type { AppContext } from '../src/context.js';
 export const T0 = Date.UTC(2026, 0, 1); // messages every 4 s from here: 1M span 46 days (the default retention)
 export const STEP = 4000;
 
+/** The id of message n: shaped like mailroom's (a UUIDv7 of its received_at, domain/accepting/message-id.ts),
+ * so that on PostgreSQL each lands in the day partition of its time (migration 0023). */
+export function benchMessageId(n: number): string {
+  const h = (T0 + n * STEP).toString(16).padStart(12, '0');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-7000-8000-${n.toString(16).padStart(12, '0')}`;
+}
+
 /**
  * One SELECT producing every message from a sequence n = 1..N. 5% belong to a second server, 10% to the
  * broadcast stream; 50 tags (1 in 7 untagged), 5 senders, 10% queued and 1% with a bounced recipient; one
@@ -14,11 +21,13 @@ export function loadSql(ctx: AppContext, serverA: number, serverB: number, N: nu
   const pgd = ctx.dialect === 'postgres';
   const seq = pgd ? sql`select n from generate_series(1::bigint, ${sql.lit(N)}) as n` : sql`with recursive s(n) as (select 1 union all select n + 1 from s where n < ${sql.lit(N)}) select n from s`;
   const cat = (...parts: ReturnType<typeof sql>[]) => sql.join(parts, sql` || `);
-  const id = pgd ? sql`'m' || lpad(n::text, 8, '0')` : sql`'m' || printf('%08d', n)`;
+  const time = sql`${sql.lit(T0)} + n * ${sql.lit(STEP)}`;
+  // benchMessageId in SQL.
+  const hex = (e: ReturnType<typeof sql>, w: number) => (pgd ? sql`lpad(to_hex(${e}), ${sql.lit(w)}, '0')` : sql`printf(${sql.lit(`%0${w}x`)}, ${e})`);
+  const id = sql`substr(${hex(time, 12)}, 1, 8) || '-' || substr(${hex(time, 12)}, 9, 4) || '-7000-8000-' || ${hex(sql`n`, 12)}`;
   const num = (e: ReturnType<typeof sql>) => (pgd ? sql`(${e})::text` : sql`cast(${e} as text)`);
   const server = sql`case when n % 20 = 0 then ${sql.lit(serverB)} else ${sql.lit(serverA)} end`;
   const stream = sql`case when n % 10 = 0 then 'broadcast' else 'outbound' end`;
-  const time = sql`${sql.lit(T0)} + n * ${sql.lit(STEP)}`;
   const messages = sql`insert into messages (id, server_id, stream_id, from_email, from_raw, subject, tag, html_body, text_body, reply_to, headers, metadata, track_opens, track_links, attachments, status, sandbox, received_at, mime)
     select ${id}, ${server}, ${stream},
       ${cat(sql`'sender'`, num(sql`n % 5`), sql`'@example.com'`)}, ${cat(sql`'sender'`, num(sql`n % 5`), sql`'@example.com'`)},
