@@ -82,8 +82,8 @@ describe('migration 0023: time partitions', () => {
       assert.equal(await partitionOf(db, t, `${key} = '${ids[1]}'`), partitionName(t, Math.floor(now / DAY_MS) * DAY_MS));
       assert.equal(await partitionOf(db, t, `${key} = '${ids[2]}'`), `${t}_default`);
     }
-    // Made ahead: the last of the days ahead exists.
-    assert.ok(await tableExists(db, partitionName('messages', Math.floor(now / DAY_MS) * DAY_MS + PARTITIONS_AHEAD_DAYS * DAY_MS)));
+    // Made ahead by the migration: tomorrow (the periodic task makes the rest of the week).
+    assert.ok(await tableExists(db, partitionName('messages', Math.floor(now / DAY_MS) * DAY_MS + DAY_MS)));
   });
 
   it('continues the id sequences and keeps the constraints: a message id once, an open per recipient once', { skip: PG_ONLY }, async () => {
