@@ -1,0 +1,10 @@
+/** A destination being slowed down after a throttling reply (src/domain/delivery/pacing/store.ts). */
+export interface DestinationPaceTable {
+  destination: string;
+  strikes: number;
+  paused_until: number;
+  rate_per_minute: number;
+  ceiling_per_minute: number;
+  last_reply: string;
+  updated_at: number;
+}
