@@ -39,6 +39,8 @@ interface Local {
 }
 
 const MINUTE = 60_000;
+/** How far ahead rate slots are handed to deferred jobs. */
+const RESERVE_AHEAD_MS = 2 * MINUTE;
 
 export class Pacer {
   private readonly local = new Map<string, Local>();
@@ -107,6 +109,9 @@ export class Pacer {
     if (gap > 0 && !reserved) {
       if (l.nextAt > now) {
         release();
+        // Slots are handed out only a little ahead: the rate recovers with each delivery, and slots far ahead
+        // would keep the old pace. Jobs beyond come back at a random time after that, to be given a slot then.
+        if (l.nextAt - now > RESERVE_AHEAD_MS) return { ok: false, until: now + RESERVE_AHEAD_MS + Math.floor(Math.random() * RESERVE_AHEAD_MS), reason: 'rate' };
         const until = l.nextAt;
         l.nextAt = until + gap * count;
         l.reservations.set(jobId, until);
@@ -119,9 +124,13 @@ export class Pacer {
     const ticket: PaceTicket = {
       destination,
       admittedAt: now,
+      // The connection is handed back after the state is written, so that a job waiting for it sees a throttle.
       done: async (results) => {
-        release();
-        await this.learn(destination, l, now, results);
+        try {
+          await this.learn(destination, l, now, results);
+        } finally {
+          release();
+        }
       },
     };
     return { ok: true, ticket };
