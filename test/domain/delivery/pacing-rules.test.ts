@@ -66,7 +66,9 @@ describe('pace of a throttling destination', () => {
   it('does not count again the jobs that were already in flight when the throttle was recorded', () => {
     const s = throttle(null, t0);
     assert.equal(throttle(s, t0 + 10, 40, t0 - 5), s);
+    assert.equal(throttle(s, t0 + 10, 40, t0), s, 'let through in the same millisecond: under way too');
     assert.equal(throttle(s, t0 + 10, 40, t0 + 5).strikes, 2);
+    assert.equal(afterDeliveries(s, 5, t0 + 10, t0 - 5), s, 'deliveries of jobs under way at the throttle do not count');
   });
 
   it('recovers additively with each delivered message, clears the strikes, and drops the state at its ceiling', () => {
@@ -74,13 +76,13 @@ describe('pace of a throttling destination', () => {
     assert.equal(s.strikes, 2);
     assert.equal(s.ratePerMinute, 10);
     assert.equal(connectionsAllowed(s, limits), 2);
-    s = afterDeliveries(s, 1, t0 + 5 * MIN);
+    s = afterDeliveries(s, 1, t0 + 5 * MIN, t0 + 5 * MIN);
     assert.equal(s?.strikes, 0);
     assert.equal(s?.ratePerMinute, 11);
-    s = afterDeliveries(s, 20, t0 + 6 * MIN);
+    s = afterDeliveries(s, 20, t0 + 6 * MIN, t0 + 6 * MIN);
     assert.equal(s?.ratePerMinute, 31);
     assert.equal(connectionsAllowed(s, limits), 6);
-    assert.equal(afterDeliveries(s, 9, t0 + 7 * MIN), null, 'back at 40 a minute: no longer paced');
+    assert.equal(afterDeliveries(s, 9, t0 + 7 * MIN, t0 + 7 * MIN), null, 'back at 40 a minute: no longer paced');
     assert.equal(connectionsAllowed(null, limits), 8);
     assert.equal(intervalMs(null, limits), 0, 'no fixed rate by default');
     assert.equal(intervalMs(null, { ...limits, maxRatePerMinute: 120 }), 500);
@@ -90,6 +92,6 @@ describe('pace of a throttling destination', () => {
     const s = throttle(null, t0, 0);
     assert.equal(s.ratePerMinute, 1);
     assert.equal(s.ceilingPerMinute, 2);
-    assert.equal(afterDeliveries(s, 1, t0 + 2 * MIN), null);
+    assert.equal(afterDeliveries(s, 1, t0 + 2 * MIN, t0 + 2 * MIN), null);
   });
 });

@@ -29,6 +29,8 @@ export interface PaceState {
   ratePerMinute: number;
   /** Back at this rate, the destination is no longer paced. */
   ceilingPerMinute: number;
+  /** When it last throttled: replies to jobs let through before then were already under way. */
+  throttledAt: number;
   /** What the destination said last time it throttled (shown in logs). */
   lastReply: string;
   /** When the state last changed. */
@@ -52,22 +54,26 @@ export function backoffMs(strikes: number, limits: PaceLimits): number {
 
 /**
  * The state after a throttling reply. `admittedAt` is when the throttled job was let through: a job let
- * through before the last recorded throttle was already in flight when it happened (several jobs sent at
+ * through before the last recorded throttle was already under way when it happened (several jobs sent at
  * once all meet the same throttle), so it does not count as another strike.
  */
 export function afterThrottle(state: PaceState | null, limits: PaceLimits, o: { now: number; admittedAt: number; sentLastMinute: number; reply: string }): PaceState {
-  if (state && o.admittedAt < state.updatedAt) return state;
+  if (state && o.admittedAt <= state.throttledAt) return state;
   const strikes = (state?.strikes ?? 0) + 1;
   const sent = Math.max(1, Math.round(o.sentLastMinute));
   const current = Math.min(state?.ratePerMinute ?? (limits.maxRatePerMinute || Infinity), sent);
   const rate = Math.max(limits.minRatePerMinute, Math.floor(current / 2));
   const ceiling = state?.ceilingPerMinute ?? Math.max(limits.maxRatePerMinute || sent, rate + 1);
-  return { strikes, pausedUntil: o.now + backoffMs(strikes, limits), ratePerMinute: rate, ceilingPerMinute: ceiling, lastReply: o.reply, updatedAt: o.now };
+  return { strikes, pausedUntil: o.now + backoffMs(strikes, limits), ratePerMinute: rate, ceilingPerMinute: ceiling, throttledAt: o.now, lastReply: o.reply, updatedAt: o.now };
 }
 
-/** The state after `delivered` messages went through; null once the destination has recovered. */
-export function afterDeliveries(state: PaceState | null, delivered: number, now: number): PaceState | null {
-  if (!state || delivered <= 0) return state;
+/**
+ * The state after `delivered` messages of a job let through at `admittedAt` went through; null once the
+ * destination has recovered. A job let through before the last throttle proves nothing about the pace
+ * that followed it.
+ */
+export function afterDeliveries(state: PaceState | null, delivered: number, now: number, admittedAt: number): PaceState | null {
+  if (!state || delivered <= 0 || admittedAt <= state.throttledAt) return state;
   const rate = state.ratePerMinute + delivered * RECOVERY_STEP;
   if (rate >= state.ceilingPerMinute) return null;
   return { ...state, strikes: 0, ratePerMinute: rate, updatedAt: now };

@@ -12,7 +12,7 @@ import type { Clock } from '../../../infra/clock.js';
 import type { Logger } from '../../../infra/logger.js';
 import type { SendResult } from '../transport.js';
 import { afterDeliveries, afterThrottle, connectionsAllowed, DEFAULT_PACE_LIMITS, intervalMs, type PaceLimits } from './pace.js';
-import { PaceStore } from './store.js';
+import { PaceStore, type PaceStateStore } from './store.js';
 import { isThrottling } from './throttle.js';
 
 export interface PaceTicket {
@@ -47,7 +47,7 @@ export class Pacer {
   private admits = 0;
 
   constructor(
-    private readonly o: { store: PaceStore; limits: PaceLimits; clock: Clock; logger: Logger; relay: string | null },
+    private readonly o: { store: PaceStateStore; limits: PaceLimits; clock: Clock; logger: Logger; relay: string | null },
   ) {}
 
   destinationOf(domain: string): string {
@@ -150,7 +150,7 @@ export class Pacer {
           logger.warn({ destination, reply: throttle.reply.text, pausedUntil: new Date(s.pausedUntil).toISOString(), ratePerMinute: s.ratePerMinute, strikes: s.strikes }, 'delivery: destination throttles, slowing down');
         }
       } else if (delivered > 0 && (await store.get(destination, now))) {
-        const s = await store.update(destination, now, (st) => afterDeliveries(st, delivered, now));
+        const s = await store.update(destination, now, (st) => afterDeliveries(st, delivered, now, admittedAt));
         if (s === null) logger.info({ destination }, 'delivery: destination recovered from throttling');
       }
     } catch (err) {

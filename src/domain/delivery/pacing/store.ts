@@ -22,12 +22,19 @@ function toState(r: Row): PaceState {
     pausedUntil: Number(r.paused_until),
     ratePerMinute: Number(r.rate_per_minute),
     ceilingPerMinute: Number(r.ceiling_per_minute),
+    throttledAt: Number(r.throttled_at),
     lastReply: r.last_reply,
     updatedAt: Number(r.updated_at),
   };
 }
 
-export class PaceStore {
+/** Where the pacer keeps the throttling state: the database (PaceStore), or memory in unit tests. */
+export interface PaceStateStore {
+  get(destination: string, now: number): Promise<PaceState | null>;
+  update(destination: string, now: number, change: (s: PaceState | null) => PaceState | null): Promise<PaceState | null>;
+}
+
+export class PaceStore implements PaceStateStore {
   private rows = new Map<string, PaceState>();
   private readAt = -Infinity;
   private reading: Promise<void> | null = null;
@@ -76,6 +83,7 @@ export class PaceStore {
       paused_until: after.pausedUntil,
       rate_per_minute: after.ratePerMinute,
       ceiling_per_minute: after.ceilingPerMinute,
+      throttled_at: after.throttledAt,
       last_reply: after.lastReply.slice(0, 500),
       updated_at: after.updatedAt,
     };

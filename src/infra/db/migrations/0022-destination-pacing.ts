@@ -12,6 +12,7 @@ export async function up(db: Kysely<any>, _d: MigrationDialect): Promise<void> {
     .addColumn('paused_until', 'bigint', (c) => c.notNull())
     .addColumn('rate_per_minute', 'integer', (c) => c.notNull())
     .addColumn('ceiling_per_minute', 'integer', (c) => c.notNull())
+    .addColumn('throttled_at', 'bigint', (c) => c.notNull())
     .addColumn('last_reply', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();

@@ -5,6 +5,7 @@ export interface DestinationPaceTable {
   paused_until: number;
   rate_per_minute: number;
   ceiling_per_minute: number;
+  throttled_at: number;
   last_reply: string;
   updated_at: number;
 }
