@@ -5,6 +5,7 @@
 // same turn of the event loop share one load.
 import type { AppContext } from '../../context.js';
 import type { DkimKey as SigningKey } from '../../infra/dkim/sign.js';
+import { withIndexPlans } from '../../infra/db/planner.js';
 
 export interface LoadedMessage {
   msg: {
@@ -78,7 +79,13 @@ async function loadAll(ctx: AppContext, senderLookups: SenderLookups, ids: strin
     senders.set(k, p);
   }
   const [recipients, attachments, streams] = await Promise.all([
-    Promise.all(chunks(found).map((part) => db.selectFrom('message_recipients').select(['id', 'message_id', 'kind', 'email', 'name', 'settled_at']).where('message_id', 'in', part).orderBy('id').execute())),
+    // By message_id through recipients_message whatever the statistics say (db/planner.ts): with stale ones
+    // this read all of message_recipients, 32 ms a call against 1.5 ms (issue 20).
+    Promise.all(
+      chunks(found).map((part) =>
+        withIndexPlans(db, (d) => d.selectFrom('message_recipients').select(['id', 'message_id', 'kind', 'email', 'name', 'settled_at']).where('message_id', 'in', part).orderBy('id').execute()),
+      ),
+    ),
     Promise.all(
       chunks(withFiles).map((part) =>
         db.selectFrom('message_attachments').select(['message_id', 'name', 'content_type', 'content_id', 'content']).where('message_id', 'in', part).orderBy('message_id').orderBy('position').execute(),

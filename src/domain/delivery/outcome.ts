@@ -6,6 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../infra/db/schema.js';
+import { planByIndexes } from '../../infra/db/planner.js';
 import { lockRowsForUpdate } from '../../infra/db/row-locks.js';
 import { fromJson } from '../../infra/db/util.js';
 import { recordBounce } from '../bounces/record-bounce.js';
@@ -56,6 +57,9 @@ const chunks = <T>(xs: T[], n = 500): T[][] => Array.from({ length: Math.ceil(xs
 export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outcomes: Outcome[]): Promise<void> {
   const now = ctx.clock.now();
   const messageIds = [...new Set(outcomes.map((o) => o.msg.id))].sort();
+  // Every statement below looks rows up by the keys of this batch (db/planner.ts: index plans whatever the
+  // statistics say; with stale ones finishIfSettled read all of message_recipients, issue 20).
+  await planByIndexes(trx);
   // Outcomes of one message's jobs (one per domain) are serialized on the message rows (locked in a fixed
   // order), so exactly one of them sees every recipient settled and finishes the message.
   await lockRowsForUpdate(trx, ctx.dialect, 'messages', messageIds);
@@ -144,6 +148,7 @@ async function storeMimes(trx: Kysely<Database>, mimes: Array<[string, string]>)
  */
 export async function finishIfSettled(trx: Kysely<Database>, messageIds: string[]): Promise<string[]> {
   const done: string[] = [];
+  await planByIndexes(trx);
   for (const ids of chunks(messageIds)) {
     const open = new Set(
       (await trx.selectFrom('message_recipients').select('message_id').distinct().where('message_id', 'in', ids).where('settled_at', 'is', null).execute()).map(

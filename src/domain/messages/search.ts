@@ -169,7 +169,7 @@ async function findPage(ctx: AppContext, serverId: number, q: MessageSearch): Pr
     readsRowsSkippedByOffset(ctx.dialect) && q.offset > 0
       ? ordered(ctx.db.selectFrom('messages').select([...ITEM_COLUMNS]).where('id', 'in', ordered(qb.select('messages.id')).limit(q.count).offset(q.offset)) as unknown as Query)
       : ordered(qb.select(ITEM_SELECTION)).limit(q.count).offset(q.offset);
-  const [rows, total] = await Promise.all([page.execute() as Promise<MessageRow[]>, q.withTotal === false ? -1 : countCapped(ctx, qb)]);
+  const [rows, total] = await Promise.all([page.execute() as Promise<MessageRow[]>, q.withTotal === false ? -1 : countCapped(ctx, ordered(qb), false, true)]);
   return { rows, total };
 }
 
