@@ -4,6 +4,7 @@ import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { namesInSource, nearestName, unknownVariables } from './config-unknown.js';
+import { type IpPool, IpPoolsError, parseIpPools } from './domain/delivery/ip-pools/parse.js';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -83,6 +84,8 @@ export interface Config {
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | null;
   submission: SubmissionConfig;
+  /** MAILROOM_IP_POOLS: named source addresses (and EHLO names) for delivery; [] = the OS chooses. */
+  ipPools: IpPool[];
 }
 
 export class ConfigError extends Error {
@@ -260,6 +263,15 @@ function parseSpamd(env: Env): { host: string; port: number } | null {
   return { host: m[1], port };
 }
 
+function ipPools(env: Env): IpPool[] {
+  try {
+    return parseIpPools(env.MAILROOM_IP_POOLS);
+  } catch (err) {
+    if (err instanceof IpPoolsError) throw new ConfigError('MAILROOM_IP_POOLS', err.message);
+    throw err;
+  }
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Variables read outside this file (delivery/options.ts, data-removals/register.ts), named here so that they are known. */
@@ -339,5 +351,6 @@ function readConfig(env: Env): Config {
     shutdownTimeoutMs: int(env, 'MAILROOM_SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 3600) * 1000,
     metricsToken: token('MAILROOM_METRICS_TOKEN'),
     submission: parseSubmission(env),
+    ipPools: ipPools(env),
   };
 }

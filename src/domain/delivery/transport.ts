@@ -4,6 +4,7 @@
 // during one transaction fails that item only: the rest go on at once over a fresh connection (bounded).
 import type { AppContext } from '../../context.js';
 import { localReply, type SmtpReply } from '../../infra/smtp-client/replies.js';
+import type { IpPool } from './ip-pools/parse.js';
 import { resolveTargets, RoutingError, type SmtpTarget } from './targets.js';
 import type { SmtpFailure, SmtpPool, SmtpSession } from './smtp-pool.js';
 
@@ -42,9 +43,9 @@ function describe(err: unknown): string {
 
 /**
  * Sends each envelope; the result array matches the input order. Never throws: every failure becomes a
- * result for the items it touched.
+ * result for the items it touched. `source`: the IP pool the connections leave from (null: the OS's choice).
  */
-export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: string, items: Envelope[]): Promise<SendResult[]> {
+export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: string, items: Envelope[], source: IpPool | null = null): Promise<SendResult[]> {
   const results: Array<SendResult | undefined> = items.map(() => undefined);
   let targets: SmtpTarget[];
   try {
@@ -60,7 +61,7 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
     if (results.every((r) => r !== undefined)) break;
     let session: SmtpSession;
     try {
-      session = await pool.acquire(target);
+      session = await pool.acquire(target, false, source);
     } catch (err) {
       lastError = describe(err);
       lastServer = target.serverName;
@@ -108,7 +109,7 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
           pool.release(session);
           held = false;
           try {
-            session = await pool.acquire(target, true);
+            session = await pool.acquire(target, true, source);
             held = true;
           } catch (err2) {
             lastError = describe(err2);

@@ -20,6 +20,7 @@ import * as m0015 from './0015-inbound.js';
 import * as m0019 from './0019-mta-sts.js';
 import * as m0020 from './0020-periodic-tasks.js';
 import * as m0017 from './0017-worker-heartbeats.js';
+import * as m0021 from './0021-ip-pools.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0019-mta-sts': m0019,
   '0020-periodic-tasks': m0020,
   '0017-worker-heartbeats': m0017,
+  '0021-ip-pools': m0021,
 };
