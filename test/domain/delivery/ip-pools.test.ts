@@ -12,6 +12,7 @@ import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server.js'
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../../helpers/smtp-sink.js';
+import { addUsers, ConsoleClient, VIEWER } from '../../http/console/helpers.js';
 import { eventsOf } from './helpers.js';
 
 const FROM = 'sender@example.com';
@@ -93,6 +94,17 @@ describe('IP pools', () => {
     assert.equal((await s.request('GET', '/message-streams/outbound', as(x.token))).body.IpPool, null, "a stream without a pool shows null (its server's applies)");
     const list = (await s.request('GET', '/message-streams', as(x.token))).body.MessageStreams as Array<{ ID: string; IpPool: string | null }>;
     assert.equal(list.find((m) => m.ID === 'bulk')?.IpPool, 'pool-b');
+  });
+
+  it("shows a server's pool, read-only, on the console's Servers page", async () => {
+    await addUsers(s);
+    const c = new ConsoleClient(s);
+    assert.equal((await c.signIn(VIEWER)).status, 303);
+    const page = await c.get('/console/servers');
+    assert.equal(page.status, 200);
+    const section = (id: number) => page.text.slice(page.text.indexOf(`id="server-${id}"`)).split('</section>')[0];
+    assert.match(section(x.id), /Sends from IP pool <code>pool-a<\/code>/);
+    assert.doesNotMatch(section(s.serverId), /IP pool/);
   });
 
   it("sends each server's and stream's mail from its pool with its EHLO name, and never mixes pools on one connection", async () => {
