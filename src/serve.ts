@@ -57,8 +57,9 @@ export async function serve(config: Config, role: Role): Promise<void> {
       // Stop taking work everywhere at once, then let what is in flight finish: SMTP sessions end, HTTP
       // requests are answered, jobs settle.
       await Promise.all([submission?.stop(), app?.close(), worker?.stop()]);
-      await capture?.stop();
       await ctx?.close();
+      // After the context, which closes the delivery connections pooled to the capture.
+      await capture?.stop();
       ctx?.logger.info('stopped');
     } catch (err) {
       process.stderr.write(`mailroom: error while stopping: ${(err as Error).message}\n`);

@@ -1,7 +1,7 @@
 // A local capture, for trying mailroom without the internet (README, "First send, in four commands").
 // With MAILROOM_CAPTURE_DIR set, the worker role starts this SMTP listener on a loopback port of its own and
 // delivers through it as its relay: every message, customer and system mail alike, is written into that
-// folder as an .eml file (the raw source as sent, DKIM signature included) and logged with the file's name.
+// folder as an .eml file (the raw source as sent, with its DKIM signature when it has one) and logged with the file's name.
 // Delivery itself is unchanged: the message gets its Delivered event with this listener's 250 reply.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -39,6 +39,8 @@ export async function startCaptureListener(dir: string): Promise<CaptureListener
     authOptional: true,
     disableReverseLookup: true,
     size: MAX_MESSAGE_BYTES,
+    // A connection still open at stop is cut after 2 s: the drain's deadline is the process's, not ours.
+    closeTimeout: 2_000,
     logger: false,
     onData(stream, session, cb) {
       const chunks: Buffer[] = [];
