@@ -11,8 +11,8 @@
 import { addressField, foldField, formatMailbox, quotedPrintable, textField } from '../../infra/mime/mime-encode.js';
 import { serialize, wrap, type Leaf } from '../../infra/mime/mime-tree.js';
 
-/** RFC 5322 2.1.1: at most 998 octets on a line, CRLF excluded. */
-const MAX_LINE = 998;
+/** RFC 5322 2.1.1: at most 998 octets on a line, CRLF excluded; one less for the dot SMTP may prepend (RFC 5321 4.5.2). */
+const MAX_LINE = 997;
 const ASCII_TEXT = /^[\x01-\x7f]*$/;
 
 export interface SystemMimeInput {
