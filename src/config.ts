@@ -4,6 +4,7 @@ import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { namesInSource, nearestName, unknownVariables } from './config-unknown.js';
+import { type IpPool, IpPoolsError, parseIpPools } from './domain/delivery/ip-pools/parse.js';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -48,6 +49,8 @@ export interface Config {
   databaseUrl: string;
   publicUrl: string;
   smtpRelay: SmtpRelay | null;
+  /** MAILROOM_CAPTURE_DIR: deliver everything to a local capture writing .eml files here (smtp-listeners/capture-listener.ts). */
+  captureDir: string | null;
   mxPort: number;
   inboundSmtpHost: string;
   inboundSmtpPort: number;
@@ -69,6 +72,12 @@ export interface Config {
   /** Delivery tuning: jobs in flight per worker process, and per destination domain. */
   deliveryConcurrency: number;
   deliveryDomainConcurrency: number;
+  /**
+   * Pacing per destination (src/domain/delivery/pacing): SMTP connections at once to one recipient domain, and
+   * messages a minute to it (0: no fixed limit), per worker process; a throttling reply lowers both for a while.
+   */
+  destMaxConnections: number;
+  destMaxRatePerMinute: number;
   /** Give up on a transiently failing recipient after this many hours (then a SoftBounce). */
   deliveryMaxAgeHours: number;
   /** PostgreSQL connections per process (MAILROOM_DATABASE_POOL_SIZE). */
@@ -83,6 +92,8 @@ export interface Config {
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | null;
   submission: SubmissionConfig;
+  /** MAILROOM_IP_POOLS: named source addresses (and EHLO names) for delivery; [] = the OS chooses. */
+  ipPools: IpPool[];
 }
 
 export class ConfigError extends Error {
@@ -147,6 +158,14 @@ function parseRelay(env: Env): SmtpRelay | null {
     user: u.username ? decodeURIComponent(u.username) : undefined,
     pass: u.password ? decodeURIComponent(u.password) : undefined,
   };
+}
+
+function parseCaptureDir(env: Env): string | null {
+  const v = env.MAILROOM_CAPTURE_DIR;
+  if (v === undefined || v.trim() === '') return null;
+  // Both set would leave one of them silently ignored: which one delivers must be plain.
+  if (env.MAILROOM_SMTP_RELAY) throw new ConfigError('MAILROOM_CAPTURE_DIR', 'set either it or MAILROOM_SMTP_RELAY, not both');
+  return v.trim();
 }
 
 function parseDnsServers(env: Env): DnsServer[] | null {
@@ -260,6 +279,15 @@ function parseSpamd(env: Env): { host: string; port: number } | null {
   return { host: m[1], port };
 }
 
+function ipPools(env: Env): IpPool[] {
+  try {
+    return parseIpPools(env.MAILROOM_IP_POOLS);
+  } catch (err) {
+    if (err instanceof IpPoolsError) throw new ConfigError('MAILROOM_IP_POOLS', err.message);
+    throw err;
+  }
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Variables read outside this file (delivery/options.ts, data-removals/register.ts), named here so that they are known. */
@@ -317,6 +345,7 @@ function readConfig(env: Env): Config {
     databaseUrl: parseDatabaseUrl(env),
     publicUrl: parseUrl(env, 'MAILROOM_PUBLIC_URL', 'http://localhost:8080'),
     smtpRelay: parseRelay(env),
+    captureDir: parseCaptureDir(env),
     mxPort: int(env, 'MAILROOM_MX_PORT', 25, 1, 65535),
     inboundSmtpHost: str(env, 'MAILROOM_INBOUND_SMTP_HOST', '127.0.0.1'),
     inboundSmtpPort: int(env, 'MAILROOM_INBOUND_SMTP_PORT', 2525, 0, 65535),
@@ -333,11 +362,14 @@ function readConfig(env: Env): Config {
     secretKey,
     deliveryConcurrency: int(env, 'MAILROOM_DELIVERY_CONCURRENCY', 64, 1, 10000),
     deliveryDomainConcurrency: int(env, 'MAILROOM_DELIVERY_DOMAIN_CONCURRENCY', 16, 1, 10000),
+    destMaxConnections: int(env, 'MAILROOM_DEST_MAX_CONNECTIONS', 10, 1, 10000),
+    destMaxRatePerMinute: int(env, 'MAILROOM_DEST_MAX_RATE', 0, 0, 1_000_000),
     deliveryMaxAgeHours: int(env, 'MAILROOM_DELIVERY_MAX_AGE_HOURS', 72, 1, 24 * 30),
     databasePoolSize: int(env, 'MAILROOM_DATABASE_POOL_SIZE', 10, 1, 1000),
     http: httpTimeouts(env),
     shutdownTimeoutMs: int(env, 'MAILROOM_SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 3600) * 1000,
     metricsToken: token('MAILROOM_METRICS_TOKEN'),
     submission: parseSubmission(env),
+    ipPools: ipPools(env),
   };
 }
