@@ -90,7 +90,9 @@ async function loadAll(ctx: AppContext, senderLookups: SenderLookups, ids: strin
     ),
     Promise.all(
       chunks(withFiles).map((part) =>
-        db.selectFrom('message_attachments').select(['message_id', 'name', 'content_type', 'content_id', 'content']).where('message_id', 'in', part).orderBy('message_id').orderBy('position').execute(),
+        withIndexPlans(db, (d) =>
+          d.selectFrom('message_attachments').select(['message_id', 'name', 'content_type', 'content_id', 'content']).where('message_id', 'in', part).orderBy('message_id').orderBy('position').execute(),
+        ),
       ),
     ),
     serverIds.length ? db.selectFrom('message_streams').select(['server_id', 'id', 'type', 'unsubscribe_handling', 'ip_pool']).where('server_id', 'in', serverIds).execute() : [],

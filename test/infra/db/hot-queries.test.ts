@@ -32,6 +32,7 @@ const HOT_QUERIES: Array<{ name: string; sql: RegExp; table: string; index: stri
   { name: 'claim due jobs (infra/jobs/claim)', sql: /^update jobs set locked_by/, table: 'jobs', index: 'jobs_due' },
   { name: 'delivery load: recipients (delivery/load)', sql: /^select "id", "message_id", "kind", "email", "name", "settled_at" from "message_recipients"/, table: 'message_recipients', index: 'recipients_message' },
   { name: 'delivery load: messages (delivery/load)', sql: /^select "messages"\."id", "messages"\."server_id", "messages"\."stream_id", "messages"\."from_email", "messages"\."from_raw", "messages"\."reply_to"/, table: 'messages', index: 'messages_pkey' },
+  { name: 'delivery load: attachments (delivery/load)', sql: /^select "message_id", "name", "content_type", "content_id", "content" from "message_attachments" where "message_id" in/, table: 'message_attachments', index: 'message_attachments_pk' },
   { name: 'outcome: open recipients (delivery/outcome)', sql: /^select "id" from "message_recipients" where "id" in/, table: 'message_recipients', index: 'message_recipients_pkey' },
   { name: 'outcome: attachment content dropped (delivery/outcome)', sql: /^update "message_attachments" set "content" = (?:\$1|\?) where "message_id" in/, table: 'message_attachments', index: 'message_attachments_pk' },
   { name: 'search: recipients of a page (messages/view)', sql: /^select "message_id", "kind", "email", "name" from "message_recipients" where "message_id" in/, table: 'message_recipients', index: 'recipients_message' },
@@ -217,7 +218,7 @@ describe('hot queries use their index on tables the planner knows nothing about'
     const ids: string[] = [];
     rec.area = 'accepting';
     for (let i = 0; i < 3; i++) {
-      const r = await s.request('POST', '/email', { body: { From: 'sender@example.com', To: `new${round}-${i}@example.net, other${i}@example.org`, Subject: 'Hi', TextBody: 'x', Tag: 'welcome', TrackOpens: true } });
+      const r = await s.request('POST', '/email', { body: { From: 'sender@example.com', To: `new${round}-${i}@example.net, other${i}@example.org`, Subject: 'Hi', TextBody: 'x', Tag: 'welcome', TrackOpens: true, Attachments: [{ Name: 'a.txt', Content: 'aGVsbG8=', ContentType: 'text/plain' }] } });
       assert.equal(r.status, 200, r.text);
       ids.push(r.body.MessageID);
     }
