@@ -10,13 +10,9 @@ import { webhookView } from '../../../domain/webhooks/view.js';
 import { html } from '../html.js';
 import { csrf, page, when } from '../layout.js';
 import { redirectWith, type ConsoleRouter, type PageCall } from '../router.js';
+import { registerWebhookDelete, webhookIdOf as idOf } from './webhook-delete.js';
 
 const TRIGGERS = Object.keys(defaultTriggers()) as Array<keyof Triggers>;
-
-function idOf(text: string | undefined): number {
-  const n = Number(text);
-  return Number.isSafeInteger(n) && n > 0 && n < 2 ** 31 ? n : 0;
-}
 
 /** The form's fields as the API's input: one checkbox per trigger, headers one "Name: Value" per line. */
 function input(b: Record<string, string>): WebhookInput {
@@ -69,9 +65,11 @@ ${log.Deliveries.map(
 <td>${d.ResponseCode ?? ''} <span class="muted small">${(d.Error ?? '').slice(0, 200)}</span></td><td>${d.NotificationStatus}${d.NextAttemptAt ? ` (next ${when(d.NextAttemptAt)})` : ''}</td>
 <td>${admin && d.NotificationStatus === 'Failed' ? html`<form method="post" action="${base}/retry" class="inline">${csrf(c.session)}<input type="hidden" name="notification" value="${d.NotificationID}"><button type="submit">Retry</button></form>` : ''}</td></tr>`,
 )}</tbody></table>${log.Deliveries.length === 0 ? html`<p class="empty">No deliveries yet.</p>` : ''}
-${admin ? html`<h2>Settings</h2>${await form(ctx, c, `${base}/save`, w)}` : ''}`;
+${admin ? html`<h2>Settings</h2>${await form(ctx, c, `${base}/save`, w)}<h2>Delete</h2><p><a href="${base}/delete" class="danger-link">Delete this webhook…</a></p>` : ''}`;
     return page(c.frame(`Webhook ${w.Url}`, 'webhooks'), body);
   });
+
+  registerWebhookDelete(r, ctx);
 
   r.action('/console/s/:sid/webhooks/create', async (c) => {
     const { row, secret } = await createWebhook(ctx, c.server.id, input(c.body));
