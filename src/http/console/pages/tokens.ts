@@ -20,10 +20,11 @@ interface TokenRow {
 /** A token list with a revoke button per token and an issue button (admins only). */
 export function tokenList(session: Session, base: string, tokens: TokenRow[], what: string, owner?: string): Html {
   const admin = session.user.role === 'admin';
+  const issue = `Issue ${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what}`;
   return html`<ul class="tokens">${tokens.map(
-    (t) => html`<li><code>${t.hint}</code> <span class="muted">issued ${when(t.created_at)}</span>${admin ? html` <form method="post" action="${base}/${t.id}/revoke" class="inline">${csrf(session)}<button type="submit" aria-label="Revoke ${what} ending ${t.hint.replace('…', '')}">Revoke</button></form>` : ''}</li>`,
+    (t) => html`<li><code>${t.hint}</code> <span class="muted">issued ${when(t.created_at)}</span>${admin ? html` <form method="post" action="${base}/${t.id}/revoke" class="inline">${csrf(session)}<button type="submit" class="quiet-danger" aria-label="Revoke ${what} ending ${t.hint.replace('…', '')}">Revoke</button></form>` : ''}</li>`,
   )}</ul>${tokens.length === 0 ? html`<p class="muted">No ${what}s: requests with any token are refused.</p>` : ''}
-${admin ? html`<form method="post" action="${base}" class="inline">${csrf(session)}<button type="submit"${owner ? html` aria-label="Issue a ${what} for ${owner}"` : ''}>Issue a ${what}</button></form>` : ''}`;
+${admin ? html`<form method="post" action="${base}" class="inline">${csrf(session)}<button type="submit"${owner ? html` aria-label="${issue} for ${owner}"` : ''}>${issue}</button></form>` : ''}`;
 }
 
 /** The one page that ever shows a token's value. */
