@@ -3,7 +3,7 @@
 // cookie or a later page (only its SHA-256 is stored, domain/tokens), so reloading the list never shows it
 // again. Revoking deletes the row; every request looks its token up, so it is refused at once everywhere.
 import type { AppContext } from '../../../context.js';
-import { issueAccountToken, listAccountTokens, revokeAccountToken } from '../../../domain/tokens/account-tokens.js';
+import { issueAccountToken, revokeAccountToken } from '../../../domain/tokens/account-tokens.js';
 import { issueServerToken, revokeServerToken } from '../../../domain/tokens/server-tokens.js';
 import { getAccountServer } from '../../../domain/servers/account-servers.js';
 import type { Session } from '../../../domain/console-users/sessions.js';
