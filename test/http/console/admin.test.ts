@@ -80,6 +80,22 @@ describe('console admin actions', () => {
     assert.equal((await s.request('GET', '/server')).body.SmtpApiActivated, false);
   });
 
+  it('shows a webhook’s new signing secret on the answer to the rotation only', async () => {
+    const w = await s.request('POST', '/webhooks', { body: { Url: 'https://hooks.example.com/rotate', Triggers: { Delivery: { Enabled: true } } } });
+    assert.equal(w.status, 200, w.text);
+    const base = `/console/s/${s.serverId}/webhooks/${w.body.ID}`;
+    assert.equal((await viewer.post(`${base}/rotate`)).status, 403);
+    const r = await admin.post(`${base}/rotate`);
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get('set-cookie'), null);
+    const secret = /<code id="new-secret"[^>]*>([^<]+)<\/code>/.exec(r.text)?.[1];
+    assert.ok(secret && secret.length >= 16, r.text.slice(0, 400));
+    const after = await admin.get(base);
+    assert.equal(after.status, 200);
+    assert.ok(!after.text.includes(secret!));
+    assert.match(after.text, /the previous secret also signs until/);
+  });
+
   it('deletes a webhook only after a confirmation step, with the CSRF token, as an admin', async () => {
     const w = await s.request('POST', '/webhooks', { body: { Url: 'https://hooks.example.com/x', Triggers: { Delivery: { Enabled: true } } } });
     assert.equal(w.status, 200, w.text);

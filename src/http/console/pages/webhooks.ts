@@ -38,6 +38,19 @@ ${w ? '' : html`<label for="w-stream">Stream</label><select id="w-stream" name="
 <button type="submit">${w ? 'Save' : 'Create webhook'}</button></form>`;
 }
 
+/**
+ * A signing secret is shown in the answer to the POST that made it, and nowhere else (like API tokens,
+ * tokens.ts): not in a redirect's flash cookie, not on a later page.
+ */
+function secretShown(c: PageCall, title: string, back: string, secret: string, note: string): string {
+  return page(
+    c.frame(title, 'webhooks'),
+    html`<div class="card issued"><p><strong>Copy the signing secret now.</strong> It is shown only on this page, only this once.${note}</p>
+<p class="token-line"><code id="new-secret" class="wrap">${secret}</code> <button type="button" data-copy="#new-secret" aria-label="Copy the signing secret">Copy</button></p></div>
+<p><a href="${back}">Back to the webhook</a></p>`,
+  );
+}
+
 export function registerWebhooks(r: ConsoleRouter, ctx: AppContext): void {
   r.page('/console/s/:sid/webhooks', async (c) => {
     const hooks = await listWebhooks(ctx, c.server.id);
@@ -73,7 +86,7 @@ ${admin ? html`<h2>Settings</h2>${await form(ctx, c, `${base}/save`, w)}<h2>Dele
 
   r.action('/console/s/:sid/webhooks/create', async (c) => {
     const { row, secret } = await createWebhook(ctx, c.server.id, input(c.body));
-    return redirectWith(c.reply, `/console/s/${c.server.id}/webhooks/${row.id}`, { notice: `Webhook created. Its signing secret, shown once: ${secret}` });
+    return secretShown(c, 'Webhook created', `/console/s/${c.server.id}/webhooks/${row.id}`, secret, '');
   });
   r.action('/console/s/:sid/webhooks/:wid/save', async (c) => {
     const row = await updateWebhook(ctx, c.server.id, idOf(c.params.wid), input(c.body));
@@ -82,7 +95,7 @@ ${admin ? html`<h2>Settings</h2>${await form(ctx, c, `${base}/save`, w)}<h2>Dele
   r.action('/console/s/:sid/webhooks/:wid/rotate', async (c) => {
     const id = idOf(c.params.wid);
     const secret = await rotateSecret(ctx, c.server.id, id);
-    return redirectWith(c.reply, `/console/s/${c.server.id}/webhooks/${id}`, { notice: `New signing secret, shown once: ${secret}. The previous one keeps signing for 24 hours.` });
+    return secretShown(c, 'New signing secret', `/console/s/${c.server.id}/webhooks/${id}`, secret, ' The previous secret keeps signing too (a second signature) for 24 hours, while you switch.');
   });
   r.action('/console/s/:sid/webhooks/:wid/retry', async (c) => {
     const id = idOf(c.params.wid);
