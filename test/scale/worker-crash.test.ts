@@ -193,8 +193,20 @@ describe('two api and two worker processes, one worker killed mid-load', { skip:
     // Batches alternate between the two APIs, one request at a time on each, while the workers deliver.
     const sending = sendAll(ports, makeBatches(), accepted);
 
+    // Until the kill, the most delivery jobs either worker held at once (sampled): never above its concurrency.
+    let mostHeld = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const rows = await db.db.selectFrom('jobs').select(['locked_by', sql<number>`count(*)`.as('n')]).where('queue', '=', 'deliver').where('locked_by', 'is not', null).groupBy('locked_by').execute();
+        for (const r of rows) mostHeld = Math.max(mostHeld, Number(r.n));
+      }
+    })();
+
     // Mid-load: the victim has delivered a good share and the queue is not empty.
     await waitFor(() => ours(sinkA) >= Math.min(300, MESSAGES / 8), { timeoutMs: 120_000, intervalMs: 5, what: 'the first worker to be busy' });
+    sampling = false;
+    await sampler;
     const pid = victim.child.pid!;
     victim.kill('SIGKILL');
     const killedAt = Date.now();
@@ -213,11 +225,13 @@ describe('two api and two worker processes, one worker killed mid-load', { skip:
     const duplicated = [...copies].filter(([, c]) => c.length > 1);
     const summary =
       `${MESSAGES} messages; the killed worker had delivered ${receivedByVictim} and held ${held.length} jobs; ` +
-      `${duplicated.length} delivered twice; every job done ${(recoveredMs / 1000).toFixed(1)} s after the kill (lease ${LEASE_SECONDS} s)`;
+      `${duplicated.length} delivered twice; every job done ${(recoveredMs / 1000).toFixed(1)} s after the kill (lease ${LEASE_SECONDS} s); ` +
+      `at most ${mostHeld} jobs held by one worker before the kill`;
     console.log(`worker-crash (${TEST_DIALECT}): ${summary}`);
 
     // The runner holds no more unsettled jobs than its concurrency ...
     assert.ok(held.length <= CONCURRENCY, `held ${held.length} > ${CONCURRENCY}: ${summary}`);
+    assert.ok(mostHeld <= CONCURRENCY, `a worker held ${mostHeld} > ${CONCURRENCY}: ${summary}`);
     // ... and only those can be sent twice: once by the victim, once more by the survivor after the lease.
     assert.ok(duplicated.length <= CONCURRENCY, summary);
     for (const [id, c] of duplicated) {
