@@ -69,6 +69,12 @@ export interface Config {
   /** Delivery tuning: jobs in flight per worker process, and per destination domain. */
   deliveryConcurrency: number;
   deliveryDomainConcurrency: number;
+  /**
+   * Pacing per destination (src/domain/delivery/pacing): SMTP connections at once to one recipient domain, and
+   * messages a minute to it (0: no fixed limit), per worker process; a throttling reply lowers both for a while.
+   */
+  destMaxConnections: number;
+  destMaxRatePerMinute: number;
   /** Give up on a transiently failing recipient after this many hours (then a SoftBounce). */
   deliveryMaxAgeHours: number;
   /** PostgreSQL connections per process (MAILROOM_DATABASE_POOL_SIZE). */
@@ -333,6 +339,8 @@ function readConfig(env: Env): Config {
     secretKey,
     deliveryConcurrency: int(env, 'MAILROOM_DELIVERY_CONCURRENCY', 64, 1, 10000),
     deliveryDomainConcurrency: int(env, 'MAILROOM_DELIVERY_DOMAIN_CONCURRENCY', 16, 1, 10000),
+    destMaxConnections: int(env, 'MAILROOM_DEST_MAX_CONNECTIONS', 10, 1, 10000),
+    destMaxRatePerMinute: int(env, 'MAILROOM_DEST_MAX_RATE', 0, 0, 1_000_000),
     deliveryMaxAgeHours: int(env, 'MAILROOM_DELIVERY_MAX_AGE_HOURS', 72, 1, 24 * 30),
     databasePoolSize: int(env, 'MAILROOM_DATABASE_POOL_SIZE', 10, 1, 1000),
     http: httpTimeouts(env),

@@ -8,6 +8,7 @@ import { registerDelivery } from './domain/delivery/register.js';
 import type { DeliveryParts } from './domain/delivery/handler.js';
 import { DeliveryLoader } from './domain/delivery/load.js';
 import { createOutcomeBatcher } from './domain/delivery/outcome-batcher.js';
+import { createPacer } from './domain/delivery/pacing/pacer.js';
 import { envelopeDomain, findSigningKey } from './domain/sender-signatures/signing.js';
 import { registerSenderWorkers } from './domain/sender-signatures/workers.js';
 import { purgeArchivedStreams } from './domain/streams/purge.js';
@@ -20,10 +21,10 @@ export interface WorkerHandle {
   stop(): Promise<void>;
 }
 
-/** What the delivery worker shares between its jobs: the context's SMTP pool, one loader, one outcome batcher. */
+/** What the delivery worker shares between its jobs: the context's SMTP pool, one loader, one outcome batcher, one pacer. */
 export function deliveryParts(ctx: AppContext): DeliveryParts {
   const senders = { signingKey: (a: number, from: string) => findSigningKey(ctx, a, from), envelopeDomain: (a: number, from: string) => envelopeDomain(ctx, a, from) };
-  return { pool: ctx.smtpPool, loader: new DeliveryLoader(ctx, senders), outcomes: createOutcomeBatcher(ctx) };
+  return { pool: ctx.smtpPool, loader: new DeliveryLoader(ctx, senders), outcomes: createOutcomeBatcher(ctx), pacer: createPacer(ctx) };
 }
 
 /** Registers handlers and tasks on ctx.runner / ctx.scheduler without starting them (tests drive them). */

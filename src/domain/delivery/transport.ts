@@ -6,6 +6,7 @@ import type { AppContext } from '../../context.js';
 import { localReply, type SmtpReply } from '../../infra/smtp-client/replies.js';
 import { resolveTargets, RoutingError, type SmtpTarget } from './targets.js';
 import type { SmtpFailure, SmtpPool, SmtpSession } from './smtp-pool.js';
+import { isThrottling, notAttempted } from './pacing/throttle.js';
 
 export interface Envelope {
   from: string;
@@ -56,8 +57,11 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
   let lastError = 'no mail host could be reached';
   let lastServer = domain;
   let lastIp = '';
+  // A throttling reply (pacing/throttle.ts) to a transaction stops this delivery: the rest is not tried now.
+  // One to the greeting lets the next host be tried (RFC 5321 5.1), and answers for the items none took.
+  let throttled: { target: SmtpTarget; reply: SmtpReply; greeting: boolean } | null = null;
   for (const target of targets) {
-    if (results.every((r) => r !== undefined)) break;
+    if ((throttled && !throttled.greeting) || results.every((r) => r !== undefined)) break;
     let session: SmtpSession;
     try {
       session = await pool.acquire(target);
@@ -65,6 +69,7 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
       lastError = describe(err);
       lastServer = target.serverName;
       lastIp = target.host;
+      if (isThrottling((err as SmtpFailure).reply)) throttled = { target, reply: (err as SmtpFailure).reply!, greeting: true };
       continue; // next MX (or next address of this one)
     }
     let held = true;
@@ -85,8 +90,9 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
           if (e.reply?.code) {
             const exchange = { from: it.from, to: it.to, command: e.command ?? 'DATA' };
             results[i] = { ok: false, reply: e.reply, server: target.serverName, ip: target.host, network: false, exchange };
+            if (isThrottling(e.reply)) throttled = { target, reply: e.reply, greeting: false };
             await session.reset();
-            if (!session.broken) continue;
+            if (!session.broken && !throttled) continue;
             break;
           }
           lastError = describe(err);
@@ -120,5 +126,6 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
       if (held) pool.release(session);
     }
   }
+  if (throttled) return results.map((r) => r ?? notAttempted(throttled, results.some((x) => x !== undefined)));
   return results.map((r) => r ?? { ok: false, reply: localReply(451, '4.4.1', lastError), server: lastServer, ip: lastIp, network: true });
 }
