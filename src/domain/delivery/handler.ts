@@ -130,13 +130,15 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
     const reply = localReply(451, '4.3.0', `Local error composing the message: ${err instanceof Error ? err.message : String(err)}`);
     results = pending.map(() => ({ ok: false, reply, server: 'localhost', ip: '', network: true }));
   }
-  await paced.done(results);
   release();
   const took = performance.now() - t0;
   const mime = msg.mime === null && first ? storedCopy(first, key) : null;
   const recorded = parts.outcomes.submit({ job, msg, recipients: pending, results, mime, trackedLinks });
+  // Pacing learns from the replies (it may read and write its state) while the outcome commits, not before:
+  // the delivered-but-unrecorded window stays as short as the commit. It logs its own failures.
+  const learned = paced.done(results);
   logAttempts(ctx, job, msg.id, p.domain, pending.map((r) => r.id), results, took);
-  await recorded;
+  await Promise.all([recorded, learned]);
 }
 
 /**
