@@ -4,6 +4,7 @@ import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { namesInSource, nearestName, unknownVariables } from './config-unknown.js';
+import { type IpPool, IpPoolsError, parseIpPools } from './domain/delivery/ip-pools/parse.js';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -48,6 +49,8 @@ export interface Config {
   databaseUrl: string;
   publicUrl: string;
   smtpRelay: SmtpRelay | null;
+  /** MAILROOM_CAPTURE_DIR: deliver everything to a local capture writing .eml files here (smtp-listeners/capture-listener.ts). */
+  captureDir: string | null;
   mxPort: number;
   inboundSmtpHost: string;
   inboundSmtpPort: number;
@@ -89,6 +92,8 @@ export interface Config {
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | null;
   submission: SubmissionConfig;
+  /** MAILROOM_IP_POOLS: named source addresses (and EHLO names) for delivery; [] = the OS chooses. */
+  ipPools: IpPool[];
 }
 
 export class ConfigError extends Error {
@@ -153,6 +158,14 @@ function parseRelay(env: Env): SmtpRelay | null {
     user: u.username ? decodeURIComponent(u.username) : undefined,
     pass: u.password ? decodeURIComponent(u.password) : undefined,
   };
+}
+
+function parseCaptureDir(env: Env): string | null {
+  const v = env.MAILROOM_CAPTURE_DIR;
+  if (v === undefined || v.trim() === '') return null;
+  // Both set would leave one of them silently ignored: which one delivers must be plain.
+  if (env.MAILROOM_SMTP_RELAY) throw new ConfigError('MAILROOM_CAPTURE_DIR', 'set either it or MAILROOM_SMTP_RELAY, not both');
+  return v.trim();
 }
 
 function parseDnsServers(env: Env): DnsServer[] | null {
@@ -266,6 +279,15 @@ function parseSpamd(env: Env): { host: string; port: number } | null {
   return { host: m[1], port };
 }
 
+function ipPools(env: Env): IpPool[] {
+  try {
+    return parseIpPools(env.MAILROOM_IP_POOLS);
+  } catch (err) {
+    if (err instanceof IpPoolsError) throw new ConfigError('MAILROOM_IP_POOLS', err.message);
+    throw err;
+  }
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Variables read outside this file (delivery/options.ts, data-removals/register.ts), named here so that they are known. */
@@ -323,6 +345,7 @@ function readConfig(env: Env): Config {
     databaseUrl: parseDatabaseUrl(env),
     publicUrl: parseUrl(env, 'MAILROOM_PUBLIC_URL', 'http://localhost:8080'),
     smtpRelay: parseRelay(env),
+    captureDir: parseCaptureDir(env),
     mxPort: int(env, 'MAILROOM_MX_PORT', 25, 1, 65535),
     inboundSmtpHost: str(env, 'MAILROOM_INBOUND_SMTP_HOST', '127.0.0.1'),
     inboundSmtpPort: int(env, 'MAILROOM_INBOUND_SMTP_PORT', 2525, 0, 65535),
@@ -347,5 +370,6 @@ function readConfig(env: Env): Config {
     shutdownTimeoutMs: int(env, 'MAILROOM_SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 3600) * 1000,
     metricsToken: token('MAILROOM_METRICS_TOKEN'),
     submission: parseSubmission(env),
+    ipPools: ipPools(env),
   };
 }

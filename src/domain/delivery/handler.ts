@@ -16,6 +16,7 @@ import { composeMime, dkimSign, type ComposeInput } from './compose.js';
 import type { DeliverPayload } from './jobs.js';
 import type { DeliveryLoader } from './load.js';
 import { logAttempts } from './attempt-log.js';
+import { sourcePool } from './ip-pools/resolve.js';
 import type { OutcomeBatcher } from './outcome-batcher.js';
 import { finishIfSettled } from './outcome.js';
 import type { SmtpPool } from './smtp-pool.js';
@@ -122,7 +123,7 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
       trackedLinks.push(links);
       items.push({ from: encodeVerp(ctx.secrets, { messageId: msg.id, recipientId: r.id }, envDomain), to: r.email, raw });
     }
-    results = await deliverToDomain(ctx, pool, p.domain, items);
+    results = await deliverToDomain(ctx, pool, p.domain, items, sourcePool(ctx, stream?.ip_pool, msg.server_ip_pool));
   } catch (err) {
     // A message that cannot be composed (bad stored key, ...) is treated like a delay: retried on the
     // schedule, given up as a SoftBounce at the maximum age, and visible as Transient events meanwhile.

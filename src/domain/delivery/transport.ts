@@ -4,6 +4,7 @@
 // during one transaction fails that item only: the rest go on at once over a fresh connection (bounded).
 import type { AppContext } from '../../context.js';
 import { localReply, type SmtpReply } from '../../infra/smtp-client/replies.js';
+import type { IpPool } from './ip-pools/parse.js';
 import { resolveTargets, RoutingError, type SmtpTarget } from './targets.js';
 import type { SmtpFailure, SmtpPool, SmtpSession } from './smtp-pool.js';
 import { isThrottling, notAttempted } from './pacing/throttle.js';
@@ -43,9 +44,9 @@ function describe(err: unknown): string {
 
 /**
  * Sends each envelope; the result array matches the input order. Never throws: every failure becomes a
- * result for the items it touched.
+ * result for the items it touched. `source`: the IP pool the connections leave from (null: the OS's choice).
  */
-export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: string, items: Envelope[]): Promise<SendResult[]> {
+export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: string, items: Envelope[], source: IpPool | null = null): Promise<SendResult[]> {
   const results: Array<SendResult | undefined> = items.map(() => undefined);
   let targets: SmtpTarget[];
   try {
@@ -64,7 +65,7 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
     if ((throttled && !throttled.greeting) || results.every((r) => r !== undefined)) break;
     let session: SmtpSession;
     try {
-      session = await pool.acquire(target);
+      session = await pool.acquire(target, false, source);
     } catch (err) {
       lastError = describe(err);
       lastServer = target.serverName;
@@ -114,7 +115,7 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
           pool.release(session);
           held = false;
           try {
-            session = await pool.acquire(target, true);
+            session = await pool.acquire(target, true, source);
             held = true;
           } catch (err2) {
             lastError = describe(err2);
