@@ -1,6 +1,7 @@
 // SMTP client sessions (smtp/client.ts) kept open between jobs: a relay, or one MX address, serves many
 // messages over one connection, one transaction after another (RFC 5321 3.3). Idle sessions are closed
 // after a few seconds; a session that saw a network error or a 421 is never reused.
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { SmtpClient } from '../../infra/smtp-client/client.js';
 import type { SmtpReply } from '../../infra/smtp-client/replies.js';
 import type { DeliveryOptions } from './options.js';
@@ -44,6 +45,8 @@ export class SmtpSession {
 export class SmtpPool {
   private readonly idle = new Map<string, Array<{ s: SmtpSession; timer: NodeJS.Timeout }>>();
   private closed = false;
+  /** Trusted roots for verification: built once (parsing the bundled roots per connection costs milliseconds). */
+  private secureContext: SecureContext | undefined;
 
   constructor(
     private readonly o: DeliveryOptions,
@@ -52,7 +55,8 @@ export class SmtpPool {
   ) {}
 
   private keyOf(t: SmtpTarget): string {
-    return `${t.secure ? 'smtps' : 'smtp'}://${t.auth?.user ?? ''}@${t.host}:${t.port}/${t.serverName}`;
+    // A session opened without the TLS requirement is never handed to mail that needs it (MTA-STS enforce).
+    return `${t.secure ? 'smtps' : 'smtp'}://${t.auth?.user ?? ''}@${t.host}:${t.port}/${t.serverName}${t.requireTls ? '#tls' : ''}`;
   }
 
   async acquire(t: SmtpTarget, fresh = false): Promise<SmtpSession> {
@@ -79,12 +83,18 @@ export class SmtpPool {
       // Opportunistic STARTTLS (RFC 3207): upgrade when offered, carry on in plaintext when an MX refuses the
       // upgrade; a relay gets TLS verified.
       opportunisticTls: !t.relay,
-      tls: { rejectUnauthorized: t.verifyTls, servername: t.serverName },
+      requireTls: t.requireTls,
+      tls: { rejectUnauthorized: t.verifyTls, servername: t.serverName, secureContext: this.tlsContext() },
       auth: t.auth,
       connectTimeoutMs: this.o.connectTimeoutMs,
       socketTimeoutMs: this.o.socketTimeoutMs,
     });
     return new SmtpSession(key, t, conn);
+  }
+
+  private tlsContext(): SecureContext | undefined {
+    if (!this.o.tlsCa) return undefined;
+    return (this.secureContext ??= createSecureContext({ ca: [...rootCertificates, this.o.tlsCa] }));
   }
 
   /** Returns a session for reuse, or closes it when it is broken, the pool is closing, or enough are idle. */

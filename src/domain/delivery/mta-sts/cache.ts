@@ -18,6 +18,8 @@ export interface StsLookup {
   db: Kysely<Database>;
   fetch: StsFetchOptions;
   now: number;
+  /** Told when the domain names a policy that cannot be fetched (TLS-RPT's sts-policy-fetch-error). */
+  onFetchError?: (err: unknown) => void;
 }
 
 async function cached(db: Kysely<Database>, domain: string, now: number): Promise<PolicyInForce | null> {
@@ -54,7 +56,8 @@ export async function policyFor(domain: string, o: StsLookup): Promise<PolicyInF
       .onConflict((oc) => oc.column('domain').doUpdateSet(row))
       .execute();
     return { policy, id, fetched: true };
-  } catch {
+  } catch (err) {
+    o.onFetchError?.(err);
     return known;
   }
 }
