@@ -14,6 +14,7 @@ import { formatStatus, statusReport } from '../../../src/domain/operations/statu
 import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
+import { addUsers, ADMIN, ConsoleClient } from '../../http/console/helpers.js';
 import { eventsOf, recipientsOf, send } from './helpers.js';
 
 const FROM = 'sender@example.com';
@@ -72,6 +73,8 @@ describe('outbound TLS policy: MTA-STS and opportunistic STARTTLS', () => {
   let selfSigned: Mx; // 127.0.0.2: a self-signed certificate (CN localhost), trusted by nobody
   let plain: Mx; // 127.0.0.3: no STARTTLS
   const policyFetches: string[] = [];
+  let enforcedId = '';
+  let testingId = '';
 
   before(async () => {
     dns = await startDnsServer();
@@ -124,6 +127,7 @@ describe('outbound TLS policy: MTA-STS and opportunistic STARTTLS', () => {
   it('enforce and a certificate of a trusted CA naming the MX: delivered over TLS, recorded as verified', async () => {
     route('enforced.test', 'mx.enforced.test', good);
     const { id, status, event } = await deliver('a@enforced.test');
+    enforcedId = id;
     assert.equal(status, 'Sent');
     assert.deepEqual(good.received.at(-1), { to: 'a@enforced.test', secure: true, tlsVersion: 'TLSv1.3' });
     assert.equal(event.type, 'Delivered');
@@ -191,7 +195,8 @@ describe('outbound TLS policy: MTA-STS and opportunistic STARTTLS', () => {
 
   it('testing mode and an untrusted certificate: delivered, the would-be failure recorded', async () => {
     route('testing.test', 'mx.testing.test', selfSigned);
-    const { status, event } = await deliver('f@testing.test');
+    const { id, status, event } = await deliver('f@testing.test');
+    testingId = id;
     assert.equal(status, 'Sent');
     assert.equal(selfSigned.received.at(-1)?.to, 'f@testing.test');
     assert.equal(event.type, 'Delivered');
@@ -253,5 +258,16 @@ describe('outbound TLS policy: MTA-STS and opportunistic STARTTLS', () => {
     assert.equal(count('certificate-not-trusted', 'testing'), 1);
     assert.equal(count('sts-policy-fetch-error', 'none'), 1);
     assert.doesNotMatch(metrics, /domain=/, 'no unbounded domain label');
+  });
+
+  it('shows each attempt’s TLS in words on the console’s message timeline', async () => {
+    await addUsers(s);
+    const c = new ConsoleClient(s);
+    await c.signIn(ADMIN);
+    const enforced = await c.get(`/console/s/${s.serverId}/messages/${enforcedId}`);
+    assert.equal(enforced.status, 200);
+    assert.match(enforced.text, /<dt>TLS<\/dt><dd>TLSv1\.3 \(TLS_[A-Z0-9_]+\), certificate verified; MTA-STS enforce<\/dd>/);
+    const testing = await c.get(`/console/s/${s.serverId}/messages/${testingId}`);
+    assert.match(testing.text, /certificate not verified \(DEPTH_ZERO_SELF_SIGNED_CERT\); MTA-STS testing: certificate-not-trusted/);
   });
 });
