@@ -4,6 +4,7 @@
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { SmtpClient } from '../../infra/smtp-client/client.js';
 import type { SmtpReply } from '../../infra/smtp-client/replies.js';
+import { StsFetchFailures } from './mta-sts/apply.js';
 import type { DeliveryOptions } from './options.js';
 import type { SmtpTarget } from './targets.js';
 
@@ -45,6 +46,8 @@ export class SmtpSession {
 export class SmtpPool {
   private readonly idle = new Map<string, Array<{ s: SmtpSession; timer: NodeJS.Timeout }>>();
   private closed = false;
+  /** MTA-STS policy fetches that failed lately (per process, like the sessions). */
+  readonly stsFetchFailures = new StsFetchFailures();
   /** Trusted roots for verification: built once (parsing the bundled roots per connection costs milliseconds). */
   private secureContext: SecureContext | undefined;
 

@@ -79,7 +79,7 @@ export async function resolveTargets(ctx: AppContext, domain: string): Promise<S
   }
   // The policy look-up (DNS TXT, then the cache or an HTTPS fetch) runs while the MX records are asked for;
   // it never throws.
-  const policy = stsPolicyFor(ctx, domain);
+  const policy = stsPolicyFor(ctx, domain, ctx.smtpPool.stsFetchFailures);
   const hosts = await mxHosts(ctx, domain);
   const sts = await policy;
   const port = ctx.config.mxPort;

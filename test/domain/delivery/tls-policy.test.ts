@@ -73,6 +73,8 @@ describe('outbound TLS policy: MTA-STS and opportunistic STARTTLS', () => {
   let selfSigned: Mx; // 127.0.0.2: a self-signed certificate (CN localhost), trusted by nobody
   let plain: Mx; // 127.0.0.3: no STARTTLS
   const policyFetches: string[] = [];
+  /** TCP connections to the policy server (a handshake that fails never reaches the request handler). */
+  let policyConnections = 0;
   let enforcedId = '';
   let testingId = '';
 
@@ -85,6 +87,7 @@ describe('outbound TLS policy: MTA-STS and opportunistic STARTTLS', () => {
       res.writeHead(body ? 200 : 404, { 'content-type': 'text/plain' });
       res.end(body ?? 'no policy');
     });
+    https.on('connection', () => policyConnections++);
     await new Promise<void>((r) => https.listen(0, '127.0.0.1', r));
     good = await startMx('127.0.0.1', 0, { key: pem('recipient.key'), cert: pem('recipient.crt') });
     const port = (good.server.server.address() as AddressInfo).port;
@@ -269,5 +272,17 @@ describe('outbound TLS policy: MTA-STS and opportunistic STARTTLS', () => {
     assert.match(enforced.text, /<dt>TLS<\/dt><dd>TLSv1\.3 \(TLS_[A-Z0-9_]+\), certificate verified; MTA-STS enforce<\/dd>/);
     const testing = await c.get(`/console/s/${s.serverId}/messages/${testingId}`);
     assert.match(testing.text, /certificate not verified \(DEPTH_ZERO_SELF_SIGNED_CERT\); MTA-STS testing: certificate-not-trusted/);
+  });
+
+  it('does not ask a failing policy host again for every message, only after a pause', async () => {
+    const asked = policyConnections;
+    let r = await deliver('j@fetchfails.test');
+    assert.equal(r.status, 'Sent');
+    assert.equal(r.event.details.TLS.Result, 'sts-policy-fetch-error', 'still reported');
+    assert.equal(policyConnections, asked, 'no new request within five minutes of the failure');
+    s.clock.advance(5 * 60_000 + 1);
+    r = await deliver('k@fetchfails.test');
+    assert.equal(r.event.details.TLS.Result, 'sts-policy-fetch-error');
+    assert.equal(policyConnections, asked + 1, 'asked again after the pause');
   });
 });

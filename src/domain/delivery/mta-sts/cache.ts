@@ -20,6 +20,8 @@ export interface StsLookup {
   now: number;
   /** Told when the domain names a policy that cannot be fetched (TLS-RPT's sts-policy-fetch-error). */
   onFetchError?: (err: unknown) => void;
+  /** Do not fetch (a fetch failed a moment ago): as if the fetch failed again. */
+  fetchBlocked?: boolean;
 }
 
 async function cached(db: Kysely<Database>, domain: string, now: number): Promise<PolicyInForce | null> {
@@ -41,6 +43,7 @@ export async function policyFor(domain: string, o: StsLookup): Promise<PolicyInF
   if (id === null) return known; // RFC 8461 3.1: a vanished record does not end a cached policy early
   if (known && known.id === id) return known;
   try {
+    if (o.fetchBlocked) throw new Error(`the policy of ${d} could not be fetched a moment ago; not asked again yet`);
     const policy = await fetchStsPolicy(d, o.fetch);
     const row = {
       policy_id: id,
