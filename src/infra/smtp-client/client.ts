@@ -9,7 +9,10 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type SecureContext, type TLSSocket } from 'node:tls';
 import { dotStuff } from './dot-stuff.js';
+import { tlsInfoOf, type TlsInfo } from './tls-info.js';
 import { ReplyReader, type SmtpReply } from './replies.js';
+
+export type { TlsInfo } from './tls-info.js';
 
 export interface SmtpClientOptions {
   host: string;
@@ -53,29 +56,6 @@ export class SmtpError extends Error {
   get responseCode(): number | undefined {
     return this.reply?.code;
   }
-}
-
-/** What the TLS layer of a session was: recorded per delivery attempt. */
-export interface TlsInfo {
-  /** Negotiated protocol, e.g. TLSv1.3. */
-  version: string | null;
-  /** Cipher suite (IANA name when known). */
-  cipher: string | null;
-  /** The certificate chained to a trusted root and carried the expected host name. */
-  authorized: boolean;
-  /** Node's reason when not authorized, e.g. ERR_TLS_CERT_ALTNAME_INVALID, SELF_SIGNED_CERT_IN_CHAIN. */
-  authorizationError: string | null;
-}
-
-function tlsInfoOf(s: TLSSocket): TlsInfo {
-  const c = s.getCipher();
-  const err = s.authorizationError as unknown as Error | string | null | undefined;
-  return {
-    version: s.getProtocol() ?? null,
-    cipher: c ? (c.standardName ?? c.name) : null,
-    authorized: s.authorized,
-    authorizationError: s.authorized ? null : typeof err === 'string' ? err : ((err as { code?: string })?.code ?? err?.message ?? 'unknown'),
-  };
 }
 
 const refused = (command: string, r: SmtpReply) => new SmtpError(`${command} refused: ${r.text}`, r, command);

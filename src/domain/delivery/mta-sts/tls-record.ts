@@ -1,6 +1,6 @@
 // What TLS a delivery attempt had, kept with its event (Details.TLS) and counted per destination in the
 // style of TLS-RPT (RFC 8460 4.3.2.1 result types), so that a downgrade or a failing certificate shows.
-import type { TlsInfo } from '../../../infra/smtp-client/client.js';
+import type { TlsInfo } from '../../../infra/smtp-client/tls-info.js';
 import type { StsMode } from './policy.js';
 
 /** 'success' or an RFC 8460 result type (4.3.2.1: TLS negotiation; 4.3.2.2: policy). */
