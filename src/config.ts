@@ -4,6 +4,7 @@ import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { namesInSource, nearestName, unknownVariables } from './config-unknown.js';
+import { type IpPool, IpPoolsError, parseIpPools } from './domain/delivery/ip-pools/parse.js';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -69,6 +70,12 @@ export interface Config {
   /** Delivery tuning: jobs in flight per worker process, and per destination domain. */
   deliveryConcurrency: number;
   deliveryDomainConcurrency: number;
+  /**
+   * Pacing per destination (src/domain/delivery/pacing): SMTP connections at once to one recipient domain, and
+   * messages a minute to it (0: no fixed limit), per worker process; a throttling reply lowers both for a while.
+   */
+  destMaxConnections: number;
+  destMaxRatePerMinute: number;
   /** Give up on a transiently failing recipient after this many hours (then a SoftBounce). */
   deliveryMaxAgeHours: number;
   /** PostgreSQL connections per process (MAILROOM_DATABASE_POOL_SIZE). */
@@ -87,6 +94,8 @@ export interface Config {
   tlsCa: { path: string; pem: string } | null;
   /** MAILROOM_MTA_STS_PORT: HTTPS port of MTA-STS policy hosts; 443 (RFC 8461 3.3) except in tests on loopback. */
   mtaStsPort: number;
+  /** MAILROOM_IP_POOLS: named source addresses (and EHLO names) for delivery; [] = the OS chooses. */
+  ipPools: IpPool[];
 }
 
 export class ConfigError extends Error {
@@ -283,6 +292,15 @@ function parseTlsCa(env: Env): Config['tlsCa'] {
   return { path, pem };
 }
 
+function ipPools(env: Env): IpPool[] {
+  try {
+    return parseIpPools(env.MAILROOM_IP_POOLS);
+  } catch (err) {
+    if (err instanceof IpPoolsError) throw new ConfigError('MAILROOM_IP_POOLS', err.message);
+    throw err;
+  }
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Variables read outside this file (delivery/options.ts, data-removals/register.ts), named here so that they are known. */
@@ -356,6 +374,8 @@ function readConfig(env: Env): Config {
     secretKey,
     deliveryConcurrency: int(env, 'MAILROOM_DELIVERY_CONCURRENCY', 64, 1, 10000),
     deliveryDomainConcurrency: int(env, 'MAILROOM_DELIVERY_DOMAIN_CONCURRENCY', 16, 1, 10000),
+    destMaxConnections: int(env, 'MAILROOM_DEST_MAX_CONNECTIONS', 10, 1, 10000),
+    destMaxRatePerMinute: int(env, 'MAILROOM_DEST_MAX_RATE', 0, 0, 1_000_000),
     deliveryMaxAgeHours: int(env, 'MAILROOM_DELIVERY_MAX_AGE_HOURS', 72, 1, 24 * 30),
     databasePoolSize: int(env, 'MAILROOM_DATABASE_POOL_SIZE', 10, 1, 1000),
     http: httpTimeouts(env),
@@ -364,5 +384,6 @@ function readConfig(env: Env): Config {
     submission: parseSubmission(env),
     tlsCa: parseTlsCa(env),
     mtaStsPort: int(env, 'MAILROOM_MTA_STS_PORT', 443, 1, 65535),
+    ipPools: ipPools(env),
   };
 }

@@ -1,6 +1,9 @@
 // The worker role: registers every queue handler and periodic task, then starts them. Each area adds its
 // registration here (delivery, webhooks, purges, retention, DNS re-checks, the inbound SMTP listener).
+import { ConfigError } from './config.js';
 import type { AppContext } from './context.js';
+import { checkIpPools } from './domain/delivery/ip-pools/check.js';
+import { IpPoolsError } from './domain/delivery/ip-pools/parse.js';
 import { purgeExpired, RETENTION_EVERY_MS } from './domain/retention/purge.js';
 import { startInboundListener } from './smtp-listeners/inbound-listener.js';
 import { PURGE_EVERY_MS, purgeReportDigests } from './domain/inbound/purge.js';
@@ -8,6 +11,7 @@ import { registerDelivery } from './domain/delivery/register.js';
 import type { DeliveryParts } from './domain/delivery/handler.js';
 import { DeliveryLoader } from './domain/delivery/load.js';
 import { createOutcomeBatcher } from './domain/delivery/outcome-batcher.js';
+import { createPacer } from './domain/delivery/pacing/pacer.js';
 import { envelopeDomain, findSigningKey } from './domain/sender-signatures/signing.js';
 import { registerSenderWorkers } from './domain/sender-signatures/workers.js';
 import { purgeArchivedStreams } from './domain/streams/purge.js';
@@ -20,10 +24,10 @@ export interface WorkerHandle {
   stop(): Promise<void>;
 }
 
-/** What the delivery worker shares between its jobs: the context's SMTP pool, one loader, one outcome batcher. */
+/** What the delivery worker shares between its jobs: the context's SMTP pool, one loader, one outcome batcher, one pacer. */
 export function deliveryParts(ctx: AppContext): DeliveryParts {
   const senders = { signingKey: (a: number, from: string) => findSigningKey(ctx, a, from), envelopeDomain: (a: number, from: string) => envelopeDomain(ctx, a, from) };
-  return { pool: ctx.smtpPool, loader: new DeliveryLoader(ctx, senders), outcomes: createOutcomeBatcher(ctx) };
+  return { pool: ctx.smtpPool, loader: new DeliveryLoader(ctx, senders), outcomes: createOutcomeBatcher(ctx), pacer: createPacer(ctx) };
 }
 
 /** Registers handlers and tasks on ctx.runner / ctx.scheduler without starting them (tests drive them). */
@@ -44,6 +48,10 @@ export async function registerWorkers(_ctx: AppContext): Promise<Array<() => Pro
 }
 
 export async function startWorker(ctx: AppContext): Promise<WorkerHandle> {
+  // Before any job is claimed: a pool address that is not this machine's stops the start, naming it.
+  await checkIpPools(ctx).catch((err) => {
+    throw err instanceof IpPoolsError ? new ConfigError('MAILROOM_IP_POOLS', err.message) : err;
+  });
   const stops = await registerWorkers(ctx);
   ctx.runner.start();
   ctx.scheduler.start();

@@ -8,6 +8,8 @@ export interface ReceivedMail {
   raw: string;
   /** Remote address of the client. */
   remoteAddress: string;
+  /** The name the client gave in EHLO/HELO. */
+  ehlo: string;
 }
 
 export interface SmtpSink {
@@ -77,6 +79,7 @@ export async function startSmtpSink(o: { auth?: { user: string; pass: string }; 
           to: session.envelope.rcptTo.map((r) => r.address),
           raw: Buffer.concat(chunks).toString('utf8'),
           remoteAddress: session.remoteAddress,
+          ehlo: session.hostNameAppearsAs,
         });
         cb(null, reply?.message ?? '2.0.0 Ok: queued');
       });

@@ -16,9 +16,12 @@ import { composeMime, dkimSign, type ComposeInput } from './compose.js';
 import type { DeliverPayload } from './jobs.js';
 import type { DeliveryLoader } from './load.js';
 import { logAttempts } from './attempt-log.js';
+import { sourcePool } from './ip-pools/resolve.js';
 import type { OutcomeBatcher } from './outcome-batcher.js';
 import { finishIfSettled } from './outcome.js';
 import type { SmtpPool } from './smtp-pool.js';
+import type { Pacer } from './pacing/pacer.js';
+import { paceDelivery } from './pacing/admit.js';
 import { deliverToDomain, type Envelope, type SendResult } from './transport.js';
 
 /** The Message-ID header of a message: its MessageID at the service's return-path domain. */
@@ -38,6 +41,8 @@ export interface DeliveryParts {
   pool: SmtpPool;
   loader: DeliveryLoader;
   outcomes: OutcomeBatcher;
+  /** Per-destination pacing (pacing/); absent: none. */
+  pacer?: Pacer;
 }
 
 /**
@@ -55,6 +60,9 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
   if (msg.sandbox === 1 || msg.delivery_type === 'Sandbox') return finishWithoutSending(ctx, job, null);
   const pending = all.filter((r) => r.settled_at === null && emailDomain(r.email) === p.domain);
   if (pending.length === 0) return finishWithoutSending(ctx, job, msg.id);
+  // A destination that throttled, or is at its connection or rate limit: the job waits, not attempted.
+  const paced = await paceDelivery(ctx, parts.pacer, job, p.domain, pending.length);
+  if (!paced) return;
 
   const input: ComposeInput = {
     messageIdHeader: messageIdHeader(ctx, msg.id),
@@ -112,7 +120,7 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
       trackedLinks.push(links);
       items.push({ from: encodeVerp(ctx.secrets, { messageId: msg.id, recipientId: r.id }, envDomain), to: r.email, raw });
     }
-    results = await deliverToDomain(ctx, pool, p.domain, items);
+    results = await deliverToDomain(ctx, pool, p.domain, items, sourcePool(ctx, stream?.ip_pool, msg.server_ip_pool));
   } catch (err) {
     // A message that cannot be composed (bad stored key, ...) is treated like a delay: retried on the
     // schedule, given up as a SoftBounce at the maximum age, and visible as Transient events meanwhile.
@@ -120,6 +128,7 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
     const reply = localReply(451, '4.3.0', `Local error composing the message: ${err instanceof Error ? err.message : String(err)}`);
     results = pending.map(() => ({ ok: false, reply, server: 'localhost', ip: '', network: true }));
   }
+  await paced.done(results);
   release();
   logAttempts(ctx, job, msg.id, p.domain, pending.map((r) => r.id), results, performance.now() - t0);
   const mime = msg.mime === null && first ? storedCopy(first, key) : null;

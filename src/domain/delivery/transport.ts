@@ -5,8 +5,10 @@
 import type { AppContext } from '../../context.js';
 import { localReply, type SmtpReply } from '../../infra/smtp-client/replies.js';
 import { connectFailureResult, refusedRecord, sessionRecord, type TlsRecord } from './mta-sts/tls-record.js';
+import type { IpPool } from './ip-pools/parse.js';
 import { resolveTargets, RoutingError, type SmtpTarget } from './targets.js';
 import type { SmtpFailure, SmtpPool, SmtpSession } from './smtp-pool.js';
+import { isThrottling, notAttempted } from './pacing/throttle.js';
 
 export interface Envelope {
   from: string;
@@ -43,9 +45,9 @@ function describe(err: unknown): string {
 
 /**
  * Sends each envelope; the result array matches the input order. Never throws: every failure becomes a
- * result for the items it touched.
+ * result for the items it touched. `source`: the IP pool the connections leave from (null: the OS's choice).
  */
-export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: string, items: Envelope[]): Promise<SendResult[]> {
+export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: string, items: Envelope[], source: IpPool | null = null): Promise<SendResult[]> {
   const results: Array<SendResult | undefined> = items.map(() => undefined);
   let targets: SmtpTarget[];
   try {
@@ -59,15 +61,19 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
   let lastIp = '';
   /** The TLS requirement of an MTA-STS policy refused the last host tried: the deferral says so (4.7.x). */
   let tlsRefusal: { reply: SmtpReply; tls: TlsRecord } | null = null;
+  // A throttling reply (pacing/throttle.ts) to a transaction stops this delivery: the rest is not tried now.
+  // One to the greeting lets the next host be tried (RFC 5321 5.1), and answers for the items none took.
+  let throttled: { target: SmtpTarget; reply: SmtpReply; greeting: boolean } | null = null;
   for (const target of targets) {
-    if (results.every((r) => r !== undefined)) break;
+    if ((throttled && !throttled.greeting) || results.every((r) => r !== undefined)) break;
     let session: SmtpSession;
     try {
-      session = await pool.acquire(target);
+      session = await pool.acquire(target, false, source);
     } catch (err) {
       lastError = describe(err);
       lastServer = target.serverName;
       lastIp = target.host;
+      if (isThrottling((err as SmtpFailure).reply)) throttled = { target, reply: (err as SmtpFailure).reply!, greeting: true };
       // Kept over later plain connection failures: the policy refusal is what the sender needs to see.
       const refusal = target.requireTls ? tlsRefused(target, err) : null;
       if (refusal) {
@@ -95,8 +101,9 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
           if (e.reply?.code) {
             const exchange = { from: it.from, to: it.to, command: e.command ?? 'DATA' };
             results[i] = { ok: false, reply: e.reply, server: target.serverName, ip: target.host, network: false, exchange, tls: sessionRecord(target.sts, session.conn.tls) };
+            if (isThrottling(e.reply)) throttled = { target, reply: e.reply, greeting: false };
             await session.reset();
-            if (!session.broken) continue;
+            if (!session.broken && !throttled) continue;
             break;
           }
           lastError = describe(err);
@@ -118,7 +125,7 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
           pool.release(session);
           held = false;
           try {
-            session = await pool.acquire(target, true);
+            session = await pool.acquire(target, true, source);
             held = true;
           } catch (err2) {
             lastError = describe(err2);
@@ -130,6 +137,7 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
       if (held) pool.release(session);
     }
   }
+  if (throttled) return results.map((r) => r ?? notAttempted(throttled, results.some((x) => x !== undefined)));
   return results.map(
     (r) => r ?? { ok: false, reply: tlsRefusal?.reply ?? localReply(451, '4.4.1', lastError), server: lastServer, ip: lastIp, network: true, tls: tlsRefusal?.tls },
   );

@@ -3,6 +3,7 @@ import type { AccountsTable, ApiTokensTable } from './tables/accounts.js';
 import type { BouncesTable } from './tables/bounces.js';
 import type { ConsoleLoginFailuresTable, ConsoleSessionsTable, ConsoleUsersTable } from './tables/console.js';
 import type { DataRemovalsTable } from './tables/data-removals.js';
+import type { DestinationPaceTable } from './tables/destination-pace.js';
 import type { InboundReportsTable } from './tables/inbound-reports.js';
 import type { InboundAttemptsTable, InboundMessagesTable, InboundRulesTable } from './tables/inbound.js';
 import type { JobsTable } from './tables/jobs.js';
@@ -32,6 +33,7 @@ export interface Database {
   jobs: JobsTable;
   periodic_tasks: PeriodicTasksTable;
   mta_sts_policies: MtaStsPoliciesTable;
+  destination_pace: DestinationPaceTable;
   messages: MessagesTable;
   message_recipients: MessageRecipientsTable;
   message_attachments: MessageAttachmentsTable;

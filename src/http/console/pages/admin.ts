@@ -19,6 +19,7 @@ export function registerAdmin(r: ConsoleRouter, ctx: AppContext): void {
         const base = `/console/servers/${s.id}`;
         const dis = admin ? '' : html` disabled`;
         return html`<section class="card" aria-labelledby="server-${s.id}"><h2 id="server-${s.id}">${s.name} <span class="badge">${s.delivery_type}</span></h2>
+${s.ip_pool ? html`<p class="muted">Sends from IP pool <code>${s.ip_pool}</code> (set with the API's <code>IpPool</code>).</p>` : ''}
 <form method="post" action="${base}/settings" class="grid">${csrf(c.session)}
 <label for="rt-${s.id}">Retention (days)</label><input id="rt-${s.id}" name="retention" type="number" min="1" max="365" value="${s.retention_days}"${dis}>
 <label for="to-${s.id}">Track opens by default</label><input id="to-${s.id}" name="trackopens" type="checkbox"${s.track_opens ? html` checked` : ''}${dis}>
