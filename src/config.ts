@@ -49,6 +49,8 @@ export interface Config {
   databaseUrl: string;
   publicUrl: string;
   smtpRelay: SmtpRelay | null;
+  /** MAILROOM_CAPTURE_DIR: deliver everything to a local capture writing .eml files here (smtp-listeners/capture-listener.ts). */
+  captureDir: string | null;
   mxPort: number;
   inboundSmtpHost: string;
   inboundSmtpPort: number;
@@ -160,6 +162,14 @@ function parseRelay(env: Env): SmtpRelay | null {
     user: u.username ? decodeURIComponent(u.username) : undefined,
     pass: u.password ? decodeURIComponent(u.password) : undefined,
   };
+}
+
+function parseCaptureDir(env: Env): string | null {
+  const v = env.MAILROOM_CAPTURE_DIR;
+  if (v === undefined || v.trim() === '') return null;
+  // Both set would leave one of them silently ignored: which one delivers must be plain.
+  if (env.MAILROOM_SMTP_RELAY) throw new ConfigError('MAILROOM_CAPTURE_DIR', 'set either it or MAILROOM_SMTP_RELAY, not both');
+  return v.trim();
 }
 
 function parseDnsServers(env: Env): DnsServer[] | null {
@@ -358,6 +368,7 @@ function readConfig(env: Env): Config {
     databaseUrl: parseDatabaseUrl(env),
     publicUrl: parseUrl(env, 'MAILROOM_PUBLIC_URL', 'http://localhost:8080'),
     smtpRelay: parseRelay(env),
+    captureDir: parseCaptureDir(env),
     mxPort: int(env, 'MAILROOM_MX_PORT', 25, 1, 65535),
     inboundSmtpHost: str(env, 'MAILROOM_INBOUND_SMTP_HOST', '127.0.0.1'),
     inboundSmtpPort: int(env, 'MAILROOM_INBOUND_SMTP_PORT', 2525, 0, 65535),
