@@ -86,6 +86,9 @@ export async function startSmtpSink(o: { auth?: { user: string; pass: string }; 
     },
     ...o.options,
   });
+  // A client killed mid-session (test/scale) resets its connections; smtp-server reports that as an 'error'
+  // event, an uncaught exception without a listener. The session is simply gone, as for a real server.
+  server.on('error', () => {});
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const addr = server.server.address();
   sink.port = typeof addr === 'object' && addr ? addr.port : 0;
