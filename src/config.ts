@@ -92,6 +92,10 @@ export interface Config {
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | null;
   submission: SubmissionConfig;
+  /** MAILROOM_TLS_CA_FILE: extra CA certificates (PEM) trusted for outbound TLS, besides Node's bundled roots. */
+  tlsCa: { path: string; pem: string } | null;
+  /** MAILROOM_MTA_STS_PORT: HTTPS port of MTA-STS policy hosts; 443 (RFC 8461 3.3) except in tests on loopback. */
+  mtaStsPort: number;
   /** MAILROOM_IP_POOLS: named source addresses (and EHLO names) for delivery; [] = the OS chooses. */
   ipPools: IpPool[];
 }
@@ -279,6 +283,25 @@ function parseSpamd(env: Env): { host: string; port: number } | null {
   return { host: m[1], port };
 }
 
+/** MAILROOM_TLS_CA_FILE: read and checked at start, so a wrong path stops the process, not each delivery. */
+function parseTlsCa(env: Env): Config['tlsCa'] {
+  const name = 'MAILROOM_TLS_CA_FILE';
+  const path = env[name] ?? '';
+  if (!path) return null;
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(name, `cannot read ${JSON.stringify(path)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    new X509Certificate(pem);
+  } catch {
+    throw new ConfigError(name, `${JSON.stringify(path)} is not a PEM certificate`);
+  }
+  return { path, pem };
+}
+
 function ipPools(env: Env): IpPool[] {
   try {
     return parseIpPools(env.MAILROOM_IP_POOLS);
@@ -370,6 +393,8 @@ function readConfig(env: Env): Config {
     shutdownTimeoutMs: int(env, 'MAILROOM_SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 3600) * 1000,
     metricsToken: token('MAILROOM_METRICS_TOKEN'),
     submission: parseSubmission(env),
+    tlsCa: parseTlsCa(env),
+    mtaStsPort: int(env, 'MAILROOM_MTA_STS_PORT', 443, 1, 65535),
     ipPools: ipPools(env),
   };
 }

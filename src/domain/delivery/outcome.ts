@@ -17,6 +17,7 @@ import { completeJobs } from '../../infra/jobs/complete.js';
 import { rescheduleJob } from '../../infra/jobs/reschedule.js';
 import type { Job } from '../../infra/jobs/types.js';
 import { classifyReply } from './classify.js';
+import { tlsDetails } from './mta-sts/tls-record.js';
 import { smtpTranscript } from './smtp-transcript.js';
 import { DELIVERY_SCHEDULE } from './options.js';
 import type { SendResult } from './transport.js';
@@ -83,7 +84,8 @@ export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outc
       const res = o.results[i];
       // Settled meanwhile (a DSN or complaint arrived through the inbound intake): keep that outcome.
       if (!open.has(r.id)) continue;
-      const where = { DestinationServer: res.server, DestinationIP: res.ip };
+      // TLS is a mailroom addition to the hosted service's Details (its clients ignore unknown fields).
+      const where = { DestinationServer: res.server, DestinationIP: res.ip, ...(res.tls ? { TLS: tlsDetails(res.tls) } : {}) };
       if (res.ok) {
         delivered.push(r.id);
         const links = o.trackedLinks?.[i] ?? 0;

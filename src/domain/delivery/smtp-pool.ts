@@ -2,10 +2,12 @@
 // messages over one connection, one transaction after another (RFC 5321 3.3). Idle sessions are closed
 // after a few seconds; a session that saw a network error or a 421 is never reused. Sessions are kept per
 // IP pool too (ip-pools/): a connection bound to one pool's address never carries another pool's mail.
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { SmtpClient } from '../../infra/smtp-client/client.js';
 import type { SmtpReply } from '../../infra/smtp-client/replies.js';
 import type { IpPool } from './ip-pools/parse.js';
 import { SourceRotation } from './ip-pools/rotation.js';
+import { StsFetchFailures } from './mta-sts/apply.js';
 import type { DeliveryOptions } from './options.js';
 import type { SmtpTarget } from './targets.js';
 
@@ -50,6 +52,10 @@ export class SmtpPool {
   private readonly idle = new Map<string, Array<{ s: SmtpSession; timer: NodeJS.Timeout }>>();
   private closed = false;
   private readonly sources = new SourceRotation();
+  /** MTA-STS policy fetches that failed lately (per process, like the sessions). */
+  readonly stsFetchFailures = new StsFetchFailures();
+  /** Trusted roots for verification: built once (parsing the bundled roots per connection costs milliseconds). */
+  private secureContext: SecureContext | undefined;
 
   constructor(
     private readonly o: DeliveryOptions,
@@ -59,7 +65,8 @@ export class SmtpPool {
 
   private keyOf(t: SmtpTarget, source: IpPool | null): string {
     const from = source ? ` from pool ${source.name}` : '';
-    return `${t.secure ? 'smtps' : 'smtp'}://${t.auth?.user ?? ''}@${t.host}:${t.port}/${t.serverName}${from}`;
+    // A session opened without the TLS requirement is never handed to mail that needs it (MTA-STS enforce).
+    return `${t.secure ? 'smtps' : 'smtp'}://${t.auth?.user ?? ''}@${t.host}:${t.port}/${t.serverName}${from}${t.requireTls ? '#tls' : ''}`;
   }
 
   /** A session to `t`, leaving from one of `source`'s addresses (null: the OS's choice of address). */
@@ -90,12 +97,18 @@ export class SmtpPool {
       // Opportunistic STARTTLS (RFC 3207): upgrade when offered, carry on in plaintext when an MX refuses the
       // upgrade; a relay gets TLS verified.
       opportunisticTls: !t.relay,
-      tls: { rejectUnauthorized: t.verifyTls, servername: t.serverName },
+      requireTls: t.requireTls,
+      tls: { rejectUnauthorized: t.verifyTls, servername: t.serverName, secureContext: this.tlsContext() },
       auth: t.auth,
       connectTimeoutMs: this.o.connectTimeoutMs,
       socketTimeoutMs: this.o.socketTimeoutMs,
     });
     return new SmtpSession(key, t, conn, localAddress ?? null);
+  }
+
+  private tlsContext(): SecureContext | undefined {
+    if (!this.o.tlsCa) return undefined;
+    return (this.secureContext ??= createSecureContext({ ca: [...rootCertificates, this.o.tlsCa] }));
   }
 
   /** Returns a session for reuse, or closes it when it is broken, the pool is closing, or enough are idle. */
