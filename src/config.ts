@@ -4,6 +4,7 @@ import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { namesInSource, nearestName, unknownVariables } from './config-unknown.js';
+import { type IpPool, IpPoolsError, parseIpPools } from './domain/delivery/ip-pools/parse.js';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -48,6 +49,8 @@ export interface Config {
   databaseUrl: string;
   publicUrl: string;
   smtpRelay: SmtpRelay | null;
+  /** MAILROOM_CAPTURE_DIR: deliver everything to a local capture writing .eml files here (smtp-listeners/capture-listener.ts). */
+  captureDir: string | null;
   mxPort: number;
   inboundSmtpHost: string;
   inboundSmtpPort: number;
@@ -89,6 +92,12 @@ export interface Config {
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | null;
   submission: SubmissionConfig;
+  /** MAILROOM_TLS_CA_FILE: extra CA certificates (PEM) trusted for outbound TLS, besides Node's bundled roots. */
+  tlsCa: { path: string; pem: string } | null;
+  /** MAILROOM_MTA_STS_PORT: HTTPS port of MTA-STS policy hosts; 443 (RFC 8461 3.3) except in tests on loopback. */
+  mtaStsPort: number;
+  /** MAILROOM_IP_POOLS: named source addresses (and EHLO names) for delivery; [] = the OS chooses. */
+  ipPools: IpPool[];
 }
 
 export class ConfigError extends Error {
@@ -153,6 +162,14 @@ function parseRelay(env: Env): SmtpRelay | null {
     user: u.username ? decodeURIComponent(u.username) : undefined,
     pass: u.password ? decodeURIComponent(u.password) : undefined,
   };
+}
+
+function parseCaptureDir(env: Env): string | null {
+  const v = env.MAILROOM_CAPTURE_DIR;
+  if (v === undefined || v.trim() === '') return null;
+  // Both set would leave one of them silently ignored: which one delivers must be plain.
+  if (env.MAILROOM_SMTP_RELAY) throw new ConfigError('MAILROOM_CAPTURE_DIR', 'set either it or MAILROOM_SMTP_RELAY, not both');
+  return v.trim();
 }
 
 function parseDnsServers(env: Env): DnsServer[] | null {
@@ -266,6 +283,34 @@ function parseSpamd(env: Env): { host: string; port: number } | null {
   return { host: m[1], port };
 }
 
+/** MAILROOM_TLS_CA_FILE: read and checked at start, so a wrong path stops the process, not each delivery. */
+function parseTlsCa(env: Env): Config['tlsCa'] {
+  const name = 'MAILROOM_TLS_CA_FILE';
+  const path = env[name] ?? '';
+  if (!path) return null;
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(name, `cannot read ${JSON.stringify(path)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    new X509Certificate(pem);
+  } catch {
+    throw new ConfigError(name, `${JSON.stringify(path)} is not a PEM certificate`);
+  }
+  return { path, pem };
+}
+
+function ipPools(env: Env): IpPool[] {
+  try {
+    return parseIpPools(env.MAILROOM_IP_POOLS);
+  } catch (err) {
+    if (err instanceof IpPoolsError) throw new ConfigError('MAILROOM_IP_POOLS', err.message);
+    throw err;
+  }
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Variables read outside this file (delivery/options.ts, data-removals/register.ts), named here so that they are known. */
@@ -323,6 +368,7 @@ function readConfig(env: Env): Config {
     databaseUrl: parseDatabaseUrl(env),
     publicUrl: parseUrl(env, 'MAILROOM_PUBLIC_URL', 'http://localhost:8080'),
     smtpRelay: parseRelay(env),
+    captureDir: parseCaptureDir(env),
     mxPort: int(env, 'MAILROOM_MX_PORT', 25, 1, 65535),
     inboundSmtpHost: str(env, 'MAILROOM_INBOUND_SMTP_HOST', '127.0.0.1'),
     inboundSmtpPort: int(env, 'MAILROOM_INBOUND_SMTP_PORT', 2525, 0, 65535),
@@ -347,5 +393,8 @@ function readConfig(env: Env): Config {
     shutdownTimeoutMs: int(env, 'MAILROOM_SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 3600) * 1000,
     metricsToken: token('MAILROOM_METRICS_TOKEN'),
     submission: parseSubmission(env),
+    tlsCa: parseTlsCa(env),
+    mtaStsPort: int(env, 'MAILROOM_MTA_STS_PORT', 443, 1, 65535),
+    ipPools: ipPools(env),
   };
 }

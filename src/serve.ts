@@ -4,6 +4,7 @@ import { type AppContext, createContext } from './context.js';
 import { migrateToLatest } from './infra/db/migrate.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/types.js';
+import { startCaptureListener, type CaptureListener } from './smtp-listeners/capture-listener.js';
 import { startSubmissionListener, type SubmissionListener } from './smtp-listeners/submission-listener.js';
 import { startWorker, type WorkerHandle } from './worker.js';
 import { countUsers } from './domain/console-users/users.js';
@@ -33,6 +34,7 @@ export async function serve(config: Config, role: Role): Promise<void> {
   let app: App | null = null;
   let worker: WorkerHandle | null = null;
   let submission: SubmissionListener | null = null;
+  let capture: CaptureListener | null = null;
   let stopping = false;
 
   const shutdown = async (signal: string) => {
@@ -56,6 +58,8 @@ export async function serve(config: Config, role: Role): Promise<void> {
       // requests are answered, jobs settle.
       await Promise.all([submission?.stop(), app?.close(), worker?.stop()]);
       await ctx?.close();
+      // After the context, which closes the delivery connections pooled to the capture.
+      await capture?.stop();
       ctx?.logger.info('stopped');
     } catch (err) {
       process.stderr.write(`mailroom: error while stopping: ${(err as Error).message}\n`);
@@ -68,7 +72,15 @@ export async function serve(config: Config, role: Role): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
+  // MAILROOM_CAPTURE_DIR: the worker delivers to a local capture (README, "First send"), bound first so
+  // that the relay setting the context is built with names its port.
+  if (config.captureDir !== null && role !== 'api') {
+    capture = await startCaptureListener(config.captureDir);
+    config = { ...config, smtpRelay: capture.relay };
+  }
   ctx = createContext(config, { processMetrics: true });
+  capture?.useLogger(ctx.logger);
+  if (capture) ctx.logger.info({ dir: config.captureDir }, 'delivering every message to the local capture, not to the internet');
   await migrateToLatest(ctx.database);
   const tokens = await bootstrap(ctx.database, config, ctx.clock.now());
   if (tokens) announceTokens(tokens);

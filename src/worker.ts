@@ -1,6 +1,9 @@
 // The worker role: registers every queue handler and periodic task, then starts them. Each area adds its
 // registration here (delivery, webhooks, purges, retention, DNS re-checks, the inbound SMTP listener).
+import { ConfigError } from './config.js';
 import type { AppContext } from './context.js';
+import { checkIpPools } from './domain/delivery/ip-pools/check.js';
+import { IpPoolsError } from './domain/delivery/ip-pools/parse.js';
 import { purgeExpired, RETENTION_EVERY_MS } from './domain/retention/purge.js';
 import { createPartitionsAhead, PARTITIONS_EVERY_MS } from './infra/db/partitions.js';
 import { startInboundListener } from './smtp-listeners/inbound-listener.js';
@@ -48,6 +51,10 @@ export async function registerWorkers(_ctx: AppContext): Promise<Array<() => Pro
 }
 
 export async function startWorker(ctx: AppContext): Promise<WorkerHandle> {
+  // Before any job is claimed: a pool address that is not this machine's stops the start, naming it.
+  await checkIpPools(ctx).catch((err) => {
+    throw err instanceof IpPoolsError ? new ConfigError('MAILROOM_IP_POOLS', err.message) : err;
+  });
   const stops = await registerWorkers(ctx);
   ctx.runner.start();
   ctx.scheduler.start();

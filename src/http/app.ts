@@ -6,7 +6,7 @@ import opsRoutes from './routes/ops/routes.js';
 import type { AppContext } from '../context.js';
 import { registerAuth } from './auth.js';
 import { registerJsonParser } from './body-parser.js';
-import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './errors.js';
+import { clientErrorHandler, frameworkErrorHandler, registerDrainRefusal, registerErrorHandling } from './errors.js';
 import { parseQuery } from './query.js';
 import type { App } from './types.js';
 
@@ -28,6 +28,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     // Router and HTTP-parser refusals answer {ErrorCode, Message} like every other failure (http/errors.ts).
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    // A request arriving during the drain is refused by registerDrainRefusal (http/errors.ts) with the
+    // {ErrorCode, Message} body of every other failure, not by Fastify's own 503 body.
+    return503OnClosing: false,
     // A client that never finishes its request (a chunked body that never ends, headers sent a byte at a
     // time) is cut off: MAILROOM_HTTP_REQUEST_TIMEOUT_SECONDS for the whole request, _HEADERS_ for the
     // headers, _IDLE_ for a kept-alive connection between requests.
@@ -51,6 +54,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   });
   registerJsonParser(app);
   registerErrorHandling(app);
+  registerDrainRefusal(app);
   registerAuth(app, ctx);
   // A callback hook, not an async one: it runs on every answer, and an async hook costs a promise and a
   // microtask turn per request.

@@ -82,6 +82,32 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
   socket.destroy();
 }
 
+/**
+ * During a SIGTERM drain (app.close()), requests that still arrive (on a kept-alive connection, or whose
+ * headers were under way when the listener closed) are refused with 503 {ErrorCode: 100, Message} and
+ * Connection: close, so that the client retries on another instance; requests already in flight finish.
+ * Fastify's own refusal (return503OnClosing, turned off in app.ts) answers a body of another shape.
+ * Registered before the token check: a refused request touches no database.
+ */
+export function registerDrainRefusal(app: App): void {
+  let draining = false;
+  app.addHook('preClose', (done) => {
+    draining = true;
+    done();
+  });
+  app.addHook('onRequest', (_req, reply, done) => {
+    if (!draining) return done();
+    reply.header('connection', 'close');
+    done(new ApiError(ErrorCode.Maintenance, 'The service is shutting down; send the request again (to another instance).'));
+  });
+  // A request in flight when the drain began is answered with Connection: close too: its kept-alive
+  // connection would otherwise hold the close open for the idle timeout.
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (draining) reply.header('connection', 'close');
+    done(null, payload);
+  });
+}
+
 export function registerErrorHandling(app: App): void {
   // After validation (and Ajv's coercion), before any handler: token routes only, since the public pages
   // (tracking, unsubscribe, confirmation) answer every link themselves and touch the database only for a

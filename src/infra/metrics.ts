@@ -8,6 +8,7 @@ export interface Metrics {
   messagesAccepted: Counter<'stream' | 'source'>;
   deliveryAttempts: Counter<'outcome'>;
   smtpTransactionSeconds: Histogram<'outcome'>;
+  tlsResults: Counter<'result' | 'policy'>;
   webhookDeliveries: Counter<'outcome'>;
   inboundMessages: Counter<'kind'>;
   groupCommitSize: Histogram<'committer'>;
@@ -33,6 +34,13 @@ export function createMetrics(sources: MetricSources = {}, processMetrics = true
     messagesAccepted: new Counter({ ...r, name: 'mailroom_messages_accepted_total', help: 'Messages accepted (durably stored) by message stream and source', labelNames: ['stream', 'source'] }),
     deliveryAttempts: new Counter({ ...r, name: 'mailroom_delivery_attempts_total', help: 'Delivery attempts per recipient by outcome (delivered, deferred, bounced)', labelNames: ['outcome'] }),
     smtpTransactionSeconds: new Histogram({ ...r, name: 'mailroom_smtp_transaction_seconds', help: 'Time of one outbound SMTP transaction (MAIL FROM to the reply after DATA)', labelNames: ['outcome'], buckets: SECONDS }),
+    // No domain label: destinations are unbounded; `mailroom status` has the per-domain counts.
+    tlsResults: new Counter({
+      ...r,
+      name: 'mailroom_delivery_tls_total',
+      help: 'Outbound delivery attempts by TLS-RPT result (success, starttls-not-supported, certificate-*, validation-failure, sts-policy-fetch-error) and MTA-STS mode applied',
+      labelNames: ['result', 'policy'],
+    }),
     webhookDeliveries: new Counter({ ...r, name: 'mailroom_webhook_deliveries_total', help: 'Webhook POST attempts by outcome (delivered, retry, given_up)', labelNames: ['outcome'] }),
     inboundMessages: new Counter({ ...r, name: 'mailroom_inbound_messages_total', help: 'Messages taken by the inbound SMTP listener by what they were', labelNames: ['kind'] }),
     groupCommitSize: new Histogram({ ...r, name: 'mailroom_group_commit_size', help: 'Units written per group commit', labelNames: ['committer'], buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024] }),

@@ -8,6 +8,8 @@ export interface ReceivedMail {
   raw: string;
   /** Remote address of the client. */
   remoteAddress: string;
+  /** The name the client gave in EHLO/HELO. */
+  ehlo: string;
 }
 
 export interface SmtpSink {
@@ -77,12 +79,16 @@ export async function startSmtpSink(o: { auth?: { user: string; pass: string }; 
           to: session.envelope.rcptTo.map((r) => r.address),
           raw: Buffer.concat(chunks).toString('utf8'),
           remoteAddress: session.remoteAddress,
+          ehlo: session.hostNameAppearsAs,
         });
         cb(null, reply?.message ?? '2.0.0 Ok: queued');
       });
     },
     ...o.options,
   });
+  // A client killed mid-session (test/scale) resets its connections; smtp-server reports that as an 'error'
+  // event, an uncaught exception without a listener. The session is simply gone, as for a real server.
+  server.on('error', () => {});
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const addr = server.server.address();
   sink.port = typeof addr === 'object' && addr ? addr.port : 0;

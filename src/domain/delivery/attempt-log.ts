@@ -22,6 +22,7 @@ export function logAttempts(ctx: AppContext, job: Job, messageId: string, domain
     const r = results[i];
     const outcome = attemptOutcome(r);
     counter.inc({ outcome });
+    if (r.tls?.result) ctx.metrics.tlsResults.inc({ result: r.tls.result, policy: r.tls.mode ?? 'none' });
     const line = {
       event: 'delivery',
       messageId,
@@ -30,6 +31,7 @@ export function logAttempts(ctx: AppContext, job: Job, messageId: string, domain
       outcome,
       server: r.server,
       reply: r.reply.text.slice(0, 300),
+      ...(r.tls ? { tls: r.tls.version ?? 'none', tlsResult: r.tls.result ?? undefined } : {}),
       durationMs: Math.round(durationMs),
       attempt: job.attempts,
     };

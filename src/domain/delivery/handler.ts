@@ -16,6 +16,7 @@ import { composeMime, dkimSign, type ComposeInput } from './compose.js';
 import type { DeliverPayload } from './jobs.js';
 import type { DeliveryLoader } from './load.js';
 import { logAttempts } from './attempt-log.js';
+import { sourcePool } from './ip-pools/resolve.js';
 import type { OutcomeBatcher } from './outcome-batcher.js';
 import { finishIfSettled } from './outcome.js';
 import type { SmtpPool } from './smtp-pool.js';
@@ -45,9 +46,12 @@ export interface DeliveryParts {
 }
 
 /**
- * `release` (from the runner) frees the job's slot once the SMTP work is done: on PostgreSQL a group commit
- * of outcomes takes tens of milliseconds under load, and slots held through it capped the rate at
- * concurrency / commit latency. The job stays leased until its outcome commits.
+ * `release` (from the runner) frees the job's destination-domain slot once the SMTP work is done (the
+ * connection is back in the pool). The job keeps its place in MAILROOM_DELIVERY_CONCURRENCY and its lease
+ * until its outcome commits: from the remote server's 250 to that commit the message is delivered but
+ * unrecorded, and a worker killed then has it sent again by another one. So the outcome is handed to the
+ * batcher at once, before anything else is done, and a worker never holds more such jobs than its
+ * concurrency (README, "Crash safety").
  */
 export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job: Job, release: () => void = () => {}): Promise<void> {
   const { pool } = parts;
@@ -119,7 +123,7 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
       trackedLinks.push(links);
       items.push({ from: encodeVerp(ctx.secrets, { messageId: msg.id, recipientId: r.id }, envDomain), to: r.email, raw });
     }
-    results = await deliverToDomain(ctx, pool, p.domain, items);
+    results = await deliverToDomain(ctx, pool, p.domain, items, sourcePool(ctx, stream?.ip_pool, msg.server_ip_pool));
   } catch (err) {
     // A message that cannot be composed (bad stored key, ...) is treated like a delay: retried on the
     // schedule, given up as a SoftBounce at the maximum age, and visible as Transient events meanwhile.
@@ -127,11 +131,15 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
     const reply = localReply(451, '4.3.0', `Local error composing the message: ${err instanceof Error ? err.message : String(err)}`);
     results = pending.map(() => ({ ok: false, reply, server: 'localhost', ip: '', network: true }));
   }
-  await paced.done(results);
   release();
-  logAttempts(ctx, job, msg.id, p.domain, pending.map((r) => r.id), results, performance.now() - t0);
+  const took = performance.now() - t0;
   const mime = msg.mime === null && first ? storedCopy(first, key) : null;
-  await parts.outcomes.submit({ job, msg, recipients: pending, results, mime, trackedLinks });
+  const recorded = parts.outcomes.submit({ job, msg, recipients: pending, results, mime, trackedLinks });
+  // Pacing learns from the replies (it may read and write its state) while the outcome commits, not before:
+  // the delivered-but-unrecorded window stays as short as the commit. It logs its own failures.
+  const learned = paced.done(results);
+  logAttempts(ctx, job, msg.id, p.domain, pending.map((r) => r.id), results, took);
+  await Promise.all([recorded, learned]);
 }
 
 /**

@@ -5,6 +5,7 @@
 // same turn of the event loop share one load.
 import type { AppContext } from '../../context.js';
 import type { DkimKey as SigningKey } from '../../infra/dkim/sign.js';
+import { withIndexPlans } from '../../infra/db/planner.js';
 
 export interface LoadedMessage {
   msg: {
@@ -27,10 +28,12 @@ export interface LoadedMessage {
     track_links: string;
     received_at: number;
     mime: string | null;
+    /** The server's IP pool (ip-pools/). */
+    server_ip_pool: string | null;
   };
   recipients: Array<{ id: number; kind: string; email: string; name: string; settled_at: number | null }>;
   attachments: Array<{ name: string; content_type: string; content_id: string | null; content: string | null }>;
-  stream: { type: string; unsubscribe_handling: string | null } | undefined;
+  stream: { type: string; unsubscribe_handling: string | null; ip_pool: string | null } | undefined;
   key: SigningKey | null;
   envDomain: string;
 }
@@ -59,7 +62,7 @@ async function loadAll(ctx: AppContext, senderLookups: SenderLookups, ids: strin
           'messages.id', 'messages.server_id', 'messages.stream_id', 'messages.from_email', 'messages.from_raw', 'messages.reply_to',
           'messages.subject', 'messages.html_body', 'messages.text_body', 'messages.headers', 'messages.metadata', 'messages.tag',
           'messages.track_opens', 'messages.track_links', 'messages.received_at', 'messages.mime', 'messages.sandbox',
-          'messages.attachments', 'servers.account_id', 'servers.delivery_type',
+          'messages.attachments', 'servers.account_id', 'servers.delivery_type', 'servers.ip_pool as server_ip_pool',
         ])
         .where('messages.id', 'in', part)
         .execute()),
@@ -78,13 +81,21 @@ async function loadAll(ctx: AppContext, senderLookups: SenderLookups, ids: strin
     senders.set(k, p);
   }
   const [recipients, attachments, streams] = await Promise.all([
-    Promise.all(chunks(found).map((part) => db.selectFrom('message_recipients').select(['id', 'message_id', 'kind', 'email', 'name', 'settled_at']).where('message_id', 'in', part).orderBy('id').execute())),
+    // By message_id through recipients_message whatever the statistics say (db/planner.ts): with stale ones
+    // this read all of message_recipients, 32 ms a call against 1.5 ms (issue 20).
     Promise.all(
-      chunks(withFiles).map((part) =>
-        db.selectFrom('message_attachments').select(['message_id', 'name', 'content_type', 'content_id', 'content']).where('message_id', 'in', part).orderBy('message_id').orderBy('position').execute(),
+      chunks(found).map((part) =>
+        withIndexPlans(db, (d) => d.selectFrom('message_recipients').select(['id', 'message_id', 'kind', 'email', 'name', 'settled_at']).where('message_id', 'in', part).orderBy('id').execute()),
       ),
     ),
-    serverIds.length ? db.selectFrom('message_streams').select(['server_id', 'id', 'type', 'unsubscribe_handling']).where('server_id', 'in', serverIds).execute() : [],
+    Promise.all(
+      chunks(withFiles).map((part) =>
+        withIndexPlans(db, (d) =>
+          d.selectFrom('message_attachments').select(['message_id', 'name', 'content_type', 'content_id', 'content']).where('message_id', 'in', part).orderBy('message_id').orderBy('position').execute(),
+        ),
+      ),
+    ),
+    serverIds.length ? db.selectFrom('message_streams').select(['server_id', 'id', 'type', 'unsubscribe_handling', 'ip_pool']).where('server_id', 'in', serverIds).execute() : [],
   ]);
   const group = <T extends { message_id: string }>(rows: T[]) => {
     const m = new Map<string, T[]>();

@@ -26,6 +26,8 @@ export interface DeliveryOptions {
   connectTimeoutMs: number;
   /** Idle pooled connections are closed after this long. */
   idleMs: number;
+  /** MAILROOM_TLS_CA_FILE: an extra CA trusted when outbound certificates are verified. */
+  tlsCa: string | null;
 }
 
 function envInt(name: string, fallback: number, min: number, max: number): number {
@@ -44,5 +46,6 @@ export function deliveryOptions(config: Config): DeliveryOptions {
     socketTimeoutMs: 60_000,
     connectTimeoutMs: 15_000,
     idleMs: 5_000,
+    tlsCa: config.tlsCa?.pem ?? null,
   };
 }

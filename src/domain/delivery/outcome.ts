@@ -6,6 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../infra/db/schema.js';
+import { planByIndexes } from '../../infra/db/planner.js';
 import { lockRowsForUpdate } from '../../infra/db/row-locks.js';
 import { fromJson } from '../../infra/db/util.js';
 import { recordBounce } from '../bounces/record-bounce.js';
@@ -16,6 +17,7 @@ import { completeJobs } from '../../infra/jobs/complete.js';
 import { rescheduleJob } from '../../infra/jobs/reschedule.js';
 import type { Job } from '../../infra/jobs/types.js';
 import { classifyReply } from './classify.js';
+import { tlsDetails } from './mta-sts/tls-record.js';
 import { smtpTranscript } from './smtp-transcript.js';
 import { DELIVERY_SCHEDULE } from './options.js';
 import type { SendResult } from './transport.js';
@@ -56,6 +58,9 @@ const chunks = <T>(xs: T[], n = 500): T[][] => Array.from({ length: Math.ceil(xs
 export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outcomes: Outcome[]): Promise<void> {
   const now = ctx.clock.now();
   const messageIds = [...new Set(outcomes.map((o) => o.msg.id))].sort();
+  // Every statement below looks rows up by the keys of this batch (db/planner.ts: index plans whatever the
+  // statistics say; with stale ones finishIfSettled read all of message_recipients, issue 20).
+  await planByIndexes(trx);
   // Outcomes of one message's jobs (one per domain) are serialized on the message rows (locked in a fixed
   // order), so exactly one of them sees every recipient settled and finishes the message.
   await lockRowsForUpdate(trx, ctx.dialect, 'messages', messageIds);
@@ -79,7 +84,8 @@ export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outc
       const res = o.results[i];
       // Settled meanwhile (a DSN or complaint arrived through the inbound intake): keep that outcome.
       if (!open.has(r.id)) continue;
-      const where = { DestinationServer: res.server, DestinationIP: res.ip };
+      // TLS is a mailroom addition to the hosted service's Details (its clients ignore unknown fields).
+      const where = { DestinationServer: res.server, DestinationIP: res.ip, ...(res.tls ? { TLS: tlsDetails(res.tls) } : {}) };
       if (res.ok) {
         delivered.push(r.id);
         const links = o.trackedLinks?.[i] ?? 0;
@@ -144,6 +150,7 @@ async function storeMimes(trx: Kysely<Database>, mimes: Array<[string, string]>)
  */
 export async function finishIfSettled(trx: Kysely<Database>, messageIds: string[]): Promise<string[]> {
   const done: string[] = [];
+  await planByIndexes(trx);
   for (const ids of chunks(messageIds)) {
     const open = new Set(
       (await trx.selectFrom('message_recipients').select('message_id').distinct().where('message_id', 'in', ids).where('settled_at', 'is', null).execute()).map(

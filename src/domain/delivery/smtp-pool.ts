@@ -1,8 +1,13 @@
 // SMTP client sessions (smtp/client.ts) kept open between jobs: a relay, or one MX address, serves many
 // messages over one connection, one transaction after another (RFC 5321 3.3). Idle sessions are closed
-// after a few seconds; a session that saw a network error or a 421 is never reused.
+// after a few seconds; a session that saw a network error or a 421 is never reused. Sessions are kept per
+// IP pool too (ip-pools/): a connection bound to one pool's address never carries another pool's mail.
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { SmtpClient } from '../../infra/smtp-client/client.js';
 import type { SmtpReply } from '../../infra/smtp-client/replies.js';
+import type { IpPool } from './ip-pools/parse.js';
+import { SourceRotation } from './ip-pools/rotation.js';
+import { StsFetchFailures } from './mta-sts/apply.js';
 import type { DeliveryOptions } from './options.js';
 import type { SmtpTarget } from './targets.js';
 
@@ -22,6 +27,8 @@ export class SmtpSession {
     readonly key: string,
     readonly target: SmtpTarget,
     readonly conn: SmtpClient,
+    /** The IP pool address this session is bound to; null: the OS chose. */
+    readonly localAddress: string | null = null,
   ) {}
 
   get broken(): boolean {
@@ -44,6 +51,11 @@ export class SmtpSession {
 export class SmtpPool {
   private readonly idle = new Map<string, Array<{ s: SmtpSession; timer: NodeJS.Timeout }>>();
   private closed = false;
+  private readonly sources = new SourceRotation();
+  /** MTA-STS policy fetches that failed lately (per process, like the sessions). */
+  readonly stsFetchFailures = new StsFetchFailures();
+  /** Trusted roots for verification: built once (parsing the bundled roots per connection costs milliseconds). */
+  private secureContext: SecureContext | undefined;
 
   constructor(
     private readonly o: DeliveryOptions,
@@ -51,12 +63,15 @@ export class SmtpPool {
     private readonly maxIdlePerTarget = 32,
   ) {}
 
-  private keyOf(t: SmtpTarget): string {
-    return `${t.secure ? 'smtps' : 'smtp'}://${t.auth?.user ?? ''}@${t.host}:${t.port}/${t.serverName}`;
+  private keyOf(t: SmtpTarget, source: IpPool | null): string {
+    const from = source ? ` from pool ${source.name}` : '';
+    // A session opened without the TLS requirement is never handed to mail that needs it (MTA-STS enforce).
+    return `${t.secure ? 'smtps' : 'smtp'}://${t.auth?.user ?? ''}@${t.host}:${t.port}/${t.serverName}${from}${t.requireTls ? '#tls' : ''}`;
   }
 
-  async acquire(t: SmtpTarget, fresh = false): Promise<SmtpSession> {
-    const key = this.keyOf(t);
+  /** A session to `t`, leaving from one of `source`'s addresses (null: the OS's choice of address). */
+  async acquire(t: SmtpTarget, fresh = false, source: IpPool | null = null): Promise<SmtpSession> {
+    const key = this.keyOf(t, source);
     const list = this.idle.get(key);
     while (!fresh && list && list.length > 0) {
       const { s, timer } = list.pop()!;
@@ -67,24 +82,33 @@ export class SmtpPool {
       }
       s.conn.close();
     }
-    return this.connect(key, t);
+    return this.connect(key, t, source);
   }
 
-  private async connect(key: string, t: SmtpTarget): Promise<SmtpSession> {
+  private async connect(key: string, t: SmtpTarget, source: IpPool | null): Promise<SmtpSession> {
+    const localAddress = source ? this.sources.next(source, t.host) : undefined;
     const conn = await SmtpClient.connect({
       host: t.host,
       port: t.port,
       secure: t.secure,
-      name: this.o.ehloName,
+      // The pool's own name: receivers check it against the PTR record of the address we connect from.
+      name: source?.ehlo ?? this.o.ehloName,
+      localAddress,
       // Opportunistic STARTTLS (RFC 3207): upgrade when offered, carry on in plaintext when an MX refuses the
       // upgrade; a relay gets TLS verified.
       opportunisticTls: !t.relay,
-      tls: { rejectUnauthorized: t.verifyTls, servername: t.serverName },
+      requireTls: t.requireTls,
+      tls: { rejectUnauthorized: t.verifyTls, servername: t.serverName, secureContext: this.tlsContext() },
       auth: t.auth,
       connectTimeoutMs: this.o.connectTimeoutMs,
       socketTimeoutMs: this.o.socketTimeoutMs,
     });
-    return new SmtpSession(key, t, conn);
+    return new SmtpSession(key, t, conn, localAddress ?? null);
+  }
+
+  private tlsContext(): SecureContext | undefined {
+    if (!this.o.tlsCa) return undefined;
+    return (this.secureContext ??= createSecureContext({ ca: [...rootCertificates, this.o.tlsCa] }));
   }
 
   /** Returns a session for reuse, or closes it when it is broken, the pool is closing, or enough are idle. */

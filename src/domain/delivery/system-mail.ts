@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { emailDomain, normalizeEmail } from '../../infra/mime/normalize.js';
 import { classifyReply } from './classify.js';
-import { composeMime } from './compose.js';
+import { composeSystemMime } from './system-compose.js';
 import { deliverToDomain } from './transport.js';
 
 export interface SystemMail {
@@ -34,20 +34,18 @@ export async function sendSystemMail(ctx: AppContext, mail: SystemMail): Promise
   const to = normalizeEmail(mail.to);
   if (!to) throw new SystemMailError(`not an address: ${JSON.stringify(mail.to)}`, true);
   const from = systemFromAddress(ctx);
-  // The composer of customer mail (compose.ts, on the MIME tree of src/infra/mime), unsigned.
-  const raw = composeMime({
+  // Its own composer (system-compose.ts): the links it carries arrive unbroken, which the customer composer's
+  // 78-character quoted-printable lines do not promise.
+  const raw = composeSystemMime({
     messageIdHeader: `<${randomUUID()}@${ctx.config.returnPathDomain}>`,
     date: new Date(ctx.clock.now()),
-    fromRaw: `mailroom <${from}>`,
-    replyTo: null,
+    fromName: 'mailroom',
+    from,
+    to,
     subject: mail.subject,
-    to: [{ name: '', email: to }],
-    cc: [],
-    html: mail.html ?? null,
     text: mail.text,
-    headers: [],
+    html: mail.html ?? null,
     extraHeaders: [{ key: 'Auto-Submitted', value: 'auto-generated' }], // RFC 3834: no auto-replies to this
-    attachments: [],
   });
   const [r] = await deliverToDomain(ctx, ctx.smtpPool, emailDomain(to), [{ from, to, raw }]);
   if (!r.ok) {

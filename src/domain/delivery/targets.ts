@@ -1,8 +1,12 @@
 // Where mail for a domain goes: the configured relay, or the domain's MX hosts (RFC 5321 5.1) resolved
 // through ctx.dns (MAILROOM_DNS_SERVERS), each expanded to its addresses in the order they are tried.
+// The domain's MTA-STS policy (RFC 8461) is looked up alongside the MX records: in enforce mode only the
+// hosts it lists are used, each with STARTTLS required and its certificate verified.
 import { isIP } from 'node:net';
 import type { AppContext } from '../../context.js';
 import { localReply, type SmtpReply } from '../../infra/smtp-client/replies.js';
+import { stsPolicyFor, stsTarget } from './mta-sts/apply.js';
+import { refusedRecord, type StsTarget, type TlsRecord } from './mta-sts/tls-record.js';
 
 export interface SmtpTarget {
   /** Address (or relay host name) to connect to. */
@@ -13,9 +17,16 @@ export interface SmtpTarget {
   /** Host name for TLS SNI and for DestinationServer. */
   serverName: string;
   auth?: { user: string; pass: string };
-  /** Relay: certificates are verified. MX: opportunistic STARTTLS without verification (RFC 7435). */
+  /**
+   * Relay, or an MX under an MTA-STS policy in enforce mode: certificates are verified. Other MX hosts:
+   * opportunistic STARTTLS (RFC 7435), the certificate checked and recorded but not required.
+   */
   verifyTls: boolean;
+  /** STARTTLS must succeed (MTA-STS enforce, RFC 8461 5); never a plaintext fallback. */
+  requireTls: boolean;
   relay: boolean;
+  /** MTA-STS as applied to this host (direct MX delivery only). */
+  sts?: StsTarget;
 }
 
 /** A DNS answer that settles the fate of the recipients without an SMTP conversation. */
@@ -25,6 +36,8 @@ export class RoutingError extends Error {
     /** The reply the outcome is classified by, e.g. 556 5.1.10 for a null MX (RFC 7505 4.1). */
     readonly reply: SmtpReply,
     readonly permanent: boolean,
+    /** Set when a TLS policy refused every host (recorded with the deferral). */
+    readonly tls?: TlsRecord,
   ) {
     super(message);
   }
@@ -59,11 +72,42 @@ export async function resolveTargets(ctx: AppContext, domain: string): Promise<S
         serverName: relay.host,
         auth: relay.user !== undefined ? { user: relay.user, pass: relay.pass ?? '' } : undefined,
         verifyTls: true,
+        requireTls: false,
         relay: true,
       },
     ];
   }
+  // The policy look-up (DNS TXT, then the cache or an HTTPS fetch) runs while the MX records are asked for;
+  // it never throws.
+  const policy = stsPolicyFor(ctx, domain, ctx.smtpPool.stsFetchFailures);
+  const hosts = await mxHosts(ctx, domain);
+  const sts = await policy;
   const port = ctx.config.mxPort;
+  let allowed = hosts;
+  if (sts.mode === 'enforce') {
+    // RFC 8461 4.1: an MX host the policy does not list must not receive the mail; it is not even contacted.
+    allowed = hosts.filter((h) => stsTarget(sts, h).listed);
+    if (allowed.length === 0) {
+      const text = `MTA-STS policy of ${domain} (enforce) lists none of its MX hosts (${hosts.join(', ')}); not delivered`;
+      throw new RoutingError(text, localReply(451, '4.7.5', text), false, refusedRecord({ mode: 'enforce', listed: false, fetchError: null }, 'validation-failure'));
+    }
+  }
+  const targets: SmtpTarget[] = [];
+  for (const host of allowed) {
+    const hostSts = stsTarget(sts, host);
+    const enforce = sts.mode === 'enforce';
+    for (const ip of await addresses(ctx, host)) {
+      targets.push({ host: ip, port, secure: false, serverName: host, verifyTls: enforce, requireTls: enforce, relay: false, sts: hostSts });
+    }
+  }
+  if (targets.length === 0) {
+    throw new RoutingError(`no address for the mail hosts of ${domain}`, localReply(451, '4.4.4', `No address found for the mail hosts of ${domain}`), false);
+  }
+  return targets;
+}
+
+/** The MX host names in the order they are tried; throws RoutingError when DNS settles or delays it. */
+async function mxHosts(ctx: AppContext, domain: string): Promise<string[]> {
   let hosts: string[];
   try {
     const mx = await ctx.dns.resolveMx(domain);
@@ -81,14 +125,5 @@ export async function resolveTargets(ctx: AppContext, domain: string): Promise<S
     if (NO_RECORDS.has(code)) hosts = [domain];
     else throw new RoutingError(`MX lookup for ${domain} failed: ${code || String(err)}`, localReply(451, '4.4.3', `DNS lookup of ${domain} failed (${code})`), false);
   }
-  const targets: SmtpTarget[] = [];
-  for (const host of hosts) {
-    for (const ip of await addresses(ctx, host)) {
-      targets.push({ host: ip, port, secure: false, serverName: host, verifyTls: false, relay: false });
-    }
-  }
-  if (targets.length === 0) {
-    throw new RoutingError(`no address for the mail hosts of ${domain}`, localReply(451, '4.4.4', `No address found for the mail hosts of ${domain}`), false);
-  }
-  return targets;
+  return hosts;
 }

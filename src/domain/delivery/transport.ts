@@ -4,6 +4,8 @@
 // during one transaction fails that item only: the rest go on at once over a fresh connection (bounded).
 import type { AppContext } from '../../context.js';
 import { localReply, type SmtpReply } from '../../infra/smtp-client/replies.js';
+import { connectFailureResult, refusedRecord, sessionRecord, type TlsRecord } from './mta-sts/tls-record.js';
+import type { IpPool } from './ip-pools/parse.js';
 import { resolveTargets, RoutingError, type SmtpTarget } from './targets.js';
 import type { SmtpFailure, SmtpPool, SmtpSession } from './smtp-pool.js';
 import { isThrottling, notAttempted } from './pacing/throttle.js';
@@ -16,9 +18,9 @@ export interface Envelope {
 
 export type SendResult =
   /** The server took responsibility for the message (2xx after DATA). */
-  | { ok: true; reply: SmtpReply; server: string; ip: string }
+  | { ok: true; reply: SmtpReply; server: string; ip: string; tls?: TlsRecord }
   /** A reply refused it (4xx/5xx), or no server could be reached (reply written locally, network: true). */
-  | { ok: false; reply: SmtpReply; server: string; ip: string; network: boolean; exchange?: SmtpExchange };
+  | { ok: false; reply: SmtpReply; server: string; ip: string; network: boolean; exchange?: SmtpExchange; tls?: TlsRecord };
 
 /** What was said in a refused SMTP transaction, kept as the bounce's dump (smtp-transcript.ts). */
 export interface SmtpExchange {
@@ -43,20 +45,22 @@ function describe(err: unknown): string {
 
 /**
  * Sends each envelope; the result array matches the input order. Never throws: every failure becomes a
- * result for the items it touched.
+ * result for the items it touched. `source`: the IP pool the connections leave from (null: the OS's choice).
  */
-export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: string, items: Envelope[]): Promise<SendResult[]> {
+export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: string, items: Envelope[], source: IpPool | null = null): Promise<SendResult[]> {
   const results: Array<SendResult | undefined> = items.map(() => undefined);
   let targets: SmtpTarget[];
   try {
     targets = await resolveTargets(ctx, domain);
   } catch (err) {
     const r = err instanceof RoutingError ? err : new RoutingError(describe(err), localReply(451, '4.4.3', describe(err)), false);
-    return items.map(() => ({ ok: false, reply: r.reply, server: domain, ip: '', network: !r.permanent }));
+    return items.map(() => ({ ok: false, reply: r.reply, server: domain, ip: '', network: !r.permanent, tls: r.tls }));
   }
   let lastError = 'no mail host could be reached';
   let lastServer = domain;
   let lastIp = '';
+  /** The TLS requirement of an MTA-STS policy refused the last host tried: the deferral says so (4.7.x). */
+  let tlsRefusal: { reply: SmtpReply; tls: TlsRecord } | null = null;
   // A throttling reply (pacing/throttle.ts) to a transaction stops this delivery: the rest is not tried now.
   // One to the greeting lets the next host be tried (RFC 5321 5.1), and answers for the items none took.
   let throttled: { target: SmtpTarget; reply: SmtpReply; greeting: boolean } | null = null;
@@ -64,14 +68,21 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
     if ((throttled && !throttled.greeting) || results.every((r) => r !== undefined)) break;
     let session: SmtpSession;
     try {
-      session = await pool.acquire(target);
+      session = await pool.acquire(target, false, source);
     } catch (err) {
       lastError = describe(err);
       lastServer = target.serverName;
       lastIp = target.host;
       if (isThrottling((err as SmtpFailure).reply)) throttled = { target, reply: (err as SmtpFailure).reply!, greeting: true };
+      // Kept over later plain connection failures: the policy refusal is what the sender needs to see.
+      const refusal = target.requireTls ? tlsRefused(target, err) : null;
+      if (refusal) {
+        tlsRefusal = refusal;
+        ctx.logger.warn({ domain, server: target.serverName, ip: target.host, result: refusal.tls.result, err: lastError }, 'delivery: MTA-STS refused an MX host');
+      }
       continue; // next MX (or next address of this one)
     }
+    tlsRefusal = null;
     let held = true;
     let staleRetried = false;
     let redials = 0;
@@ -82,14 +93,14 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
         const t0 = performance.now();
         try {
           const reply = await session.send(it.from, it.to, it.raw);
-          results[i] = { ok: true, reply, server: target.serverName, ip: target.host };
+          results[i] = { ok: true, reply, server: target.serverName, ip: target.host, tls: sessionRecord(target.sts, session.conn.tls) };
           ctx.metrics.smtpTransactionSeconds.observe({ outcome: 'accepted' }, (performance.now() - t0) / 1000);
         } catch (err) {
           const e = err as SmtpFailure;
           ctx.metrics.smtpTransactionSeconds.observe({ outcome: e.reply?.code ? 'refused' : 'failed' }, (performance.now() - t0) / 1000);
           if (e.reply?.code) {
             const exchange = { from: it.from, to: it.to, command: e.command ?? 'DATA' };
-            results[i] = { ok: false, reply: e.reply, server: target.serverName, ip: target.host, network: false, exchange };
+            results[i] = { ok: false, reply: e.reply, server: target.serverName, ip: target.host, network: false, exchange, tls: sessionRecord(target.sts, session.conn.tls) };
             if (isThrottling(e.reply)) throttled = { target, reply: e.reply, greeting: false };
             await session.reset();
             if (!session.broken && !throttled) continue;
@@ -114,7 +125,7 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
           pool.release(session);
           held = false;
           try {
-            session = await pool.acquire(target, true);
+            session = await pool.acquire(target, true, source);
             held = true;
           } catch (err2) {
             lastError = describe(err2);
@@ -127,5 +138,25 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
     }
   }
   if (throttled) return results.map((r) => r ?? notAttempted(throttled, results.some((x) => x !== undefined)));
-  return results.map((r) => r ?? { ok: false, reply: localReply(451, '4.4.1', lastError), server: lastServer, ip: lastIp, network: true });
+  return results.map(
+    (r) => r ?? { ok: false, reply: tlsRefusal?.reply ?? localReply(451, '4.4.1', lastError), server: lastServer, ip: lastIp, network: true, tls: tlsRefusal?.tls },
+  );
+}
+
+/**
+ * When a host was refused because TLS could not be had as an enforced MTA-STS policy requires (RFC 8461 5):
+ * the deferral's reply, 4.7.4 when STARTTLS was missing and 4.7.5 for a certificate (as Postfix words them),
+ * never a plaintext fallback. Null when the connection failed for another reason.
+ */
+function tlsRefused(target: SmtpTarget, err: unknown): { reply: SmtpReply; tls: TlsRecord } | null {
+  const result = connectFailureResult(err);
+  if (!result) return null;
+  const code = (err as { code?: string }).code ?? null;
+  const why =
+    result === 'starttls-not-supported'
+      ? 'TLS is required by the MTA-STS policy, but was not offered by the host'
+      : `the certificate of ${target.serverName} did not verify (${result}: ${code ?? describe(err)}) and the MTA-STS policy is enforced`;
+  const enhanced = result === 'starttls-not-supported' ? '4.7.4' : '4.7.5';
+  const tls = refusedRecord(target.sts, result, result === 'starttls-not-supported' ? null : code);
+  return { reply: localReply(451, enhanced, `${why}; not delivered to ${target.serverName} [${target.host}]`), tls };
 }

@@ -9,9 +9,21 @@ import type { AppContext } from '../../context.js';
 
 export const SEARCH_WINDOW = 10_000;
 
-/** `distinct`: the query selects distinct rows, which are what is counted (its selection is kept). */
-export async function countCapped<DB, TB extends keyof DB, O>(ctx: AppContext, qb: SelectQueryBuilder<DB, TB, O>, distinct = false): Promise<number> {
-  const inner = (distinct ? qb : qb.clearSelect().select(sql<number>`1`.as('one'))).clearOrderBy().limit(SEARCH_WINDOW);
+/**
+ * `distinct`: the query selects distinct rows, which are what is counted (its selection is kept).
+ * `inIndexOrder`: keep the query's ORDER BY, written to match the index the filter uses. A bare LIMIT lets a
+ * planner whose statistics say every row matches (stale, issue 20) pick a table scan expected to stop early,
+ * which reads the whole table when the rows are in fact another server's; in index order only the index can
+ * stop at the limit, so it is chosen whatever the statistics say.
+ */
+export async function countCapped<DB, TB extends keyof DB, O>(
+  ctx: AppContext,
+  qb: SelectQueryBuilder<DB, TB, O>,
+  distinct = false,
+  inIndexOrder = false,
+): Promise<number> {
+  const selected = distinct ? qb : qb.clearSelect().select(sql<number>`1`.as('one'));
+  const inner = (inIndexOrder ? selected : selected.clearOrderBy()).limit(SEARCH_WINDOW);
   const { rows } = await sql<{ n: number | string }>`select count(*) as n from (${inner}) as capped`.execute(ctx.db);
   return Number(rows[0]?.n ?? 0);
 }

@@ -174,7 +174,7 @@ async function findPage(ctx: AppContext, serverId: number, q: MessageSearch): Pr
     if (ids.length === 0) return [];
     return (await ordered(ctx.db.selectFrom('messages').select([...ITEM_COLUMNS]).where('id', 'in', ids) as unknown as Query).execute()) as MessageRow[];
   };
-  const [rows, total] = await Promise.all([page(), q.withTotal === false ? -1 : countCapped(ctx, qb)]);
+  const [rows, total] = await Promise.all([page(), q.withTotal === false ? -1 : countCapped(ctx, ordered(qb), false, true)]);
   return { rows, total };
 }
 

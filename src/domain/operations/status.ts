@@ -2,6 +2,7 @@
 // alive, and the destinations failing right now with their last replies.
 import type { AppContext } from '../../context.js';
 import { queueStats } from '../../infra/jobs/stats.js';
+import { formatTlsReport, tlsReport, type TlsDestination } from './tls-report.js';
 
 /** A worker whose heartbeat is older than this is shown as stale (killed or hung). */
 const STALE_MS = 45_000;
@@ -10,6 +11,8 @@ export interface StatusReport {
   queues: Awaited<ReturnType<typeof queueStats>>;
   workers: Array<{ workerId: string; host: string; pid: number; lastBeatSecondsAgo: number; stale: boolean }>;
   failingDestinations: Array<{ queue: string; destination: string; jobs: number; attempts: number; lastError: string }>;
+  /** Outbound TLS per destination domain, TLS-RPT style (tls-report.ts). */
+  tls: TlsDestination[];
 }
 
 export async function statusReport(ctx: AppContext): Promise<StatusReport> {
@@ -41,7 +44,7 @@ export async function statusReport(ctx: AppContext): Promise<StatusReport> {
     } else byDest.set(key, { queue: r.queue, destination: r.group_key ?? '-', jobs: 1, attempts: r.attempts, lastError: (r.last_error ?? '').slice(0, 200) });
   }
   const failingDestinations = [...byDest.values()].sort((a, b) => b.jobs - a.jobs).slice(0, 20);
-  return { queues, workers, failingDestinations };
+  return { queues, workers, failingDestinations, tls: await tlsReport(ctx, now) };
 }
 
 const secs = (ms: number) => (ms < 1000 ? '0 s' : ms < 120_000 ? `${Math.round(ms / 1000)} s` : ms < 7_200_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 3_600_000)} h`);
@@ -56,5 +59,6 @@ export function formatStatus(r: StatusReport): string {
   out.push('Failing destinations:');
   if (r.failingDestinations.length === 0) out.push('  (none)');
   for (const d of r.failingDestinations) out.push(`  ${d.queue}/${d.destination}: ${d.jobs} job(s), ${d.attempts} attempt(s); last: ${d.lastError}`);
+  out.push(...formatTlsReport(r.tls));
   return `${out.join('\n')}\n`;
 }

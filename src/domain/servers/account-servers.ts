@@ -11,6 +11,7 @@ import { revokeServerTokens } from '../tokens/tokens.js';
 import { createServer, type NewServer } from './create-server.js';
 import { applyLegacyHooks, checkLegacyHooks, serverHookOptions } from './legacy-hooks.js';
 import { serverSettingsPatch, type ServerSettingsInput } from './server-settings.js';
+import { ipPoolSetting } from '../streams/ip-pool-setting.js';
 
 export type ServerRow = Selectable<ServersTable>;
 
@@ -21,6 +22,12 @@ export interface NewServerInput extends ServerSettingsInput {
 }
 
 const nameTaken = (name: string) => new ApiError(ErrorCode.ServerNameExists, `A server named '${name}' already exists.`);
+
+/** The IpPool extension, checked against MAILROOM_IP_POOLS (which serverSettingsPatch does not see). */
+function withIpPool<P extends { ip_pool?: string | null }>(ctx: AppContext, patch: P, input: ServerSettingsInput): P {
+  const pool = ipPoolSetting(ctx.config, input.IpPool);
+  return pool === undefined ? patch : { ...patch, ip_pool: pool };
+}
 
 export async function getAccountServer(db: Kysely<Database>, accountId: number, id: number): Promise<ServerRow> {
   const row = await db.selectFrom('servers').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
@@ -54,7 +61,7 @@ async function checkNameFree(trx: Kysely<Database>, accountId: number, name: str
 /** Creates a server with its three default streams and first token; the token value is returned once. */
 export async function createAccountServer(ctx: AppContext, accountId: number, input: NewServerInput): Promise<{ row: ServerRow; token: string }> {
   if (input.Name === undefined || !input.Name.trim()) throw new ApiError(ErrorCode.ServerNameMissing, 'Server name is required.');
-  const patch = serverSettingsPatch(input);
+  const patch = withIpPool(ctx, serverSettingsPatch(input), input);
   checkLegacyHooks(ctx, input);
   let deliveryType: 'Live' | 'Sandbox' = 'Live';
   if (input.DeliveryType !== undefined) {
@@ -82,7 +89,7 @@ export async function updateAccountServer(ctx: AppContext, accountId: number, id
   if (input.DeliveryType !== undefined && input.DeliveryType.toLowerCase() !== row.delivery_type.toLowerCase()) {
     throw new ApiError(ErrorCode.InvalidRequestFields, 'DeliveryType is fixed when the server is created.');
   }
-  const patch = serverSettingsPatch(input);
+  const patch = withIpPool(ctx, serverSettingsPatch(input), input);
   checkLegacyHooks(ctx, input);
   try {
     return await ctx.db.transaction().execute(async (trx) => {

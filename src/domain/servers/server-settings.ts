@@ -26,6 +26,8 @@ export interface ServerSettingsInput {
   IncludeBounceContentInHook?: boolean;
   EnableSmtpApiErrorHooks?: boolean;
   RetentionDays?: number;
+  /** mailroom extension, checked against the configuration by ipPoolSetting (streams/ip-pool-setting.ts). */
+  IpPool?: string | null;
 }
 
 type Patch = Updateable<ServersTable>;

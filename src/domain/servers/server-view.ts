@@ -35,5 +35,7 @@ export function serverView(row: ServerRow, config: Config, apiTokens: string[], 
     IncludeBounceContentInHook: fromFlag(row.include_bounce_content_in_hook),
     EnableSmtpApiErrorHooks: fromFlag(row.enable_smtp_api_error_hooks),
     RetentionDays: row.retention_days,
+    /** mailroom extension: the IP pool the server's mail leaves from (README, "Delivery"); null: none. */
+    IpPool: row.ip_pool ?? null,
   };
 }

@@ -4,6 +4,7 @@
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
+import { streamIpPool } from './ip-pool-setting.js';
 import { lockServer } from './lock-server.js';
 import {
   checkStreamDescription,
@@ -28,6 +29,7 @@ export async function createStream(ctx: AppContext, serverId: number, body: Reco
   const chosenId = body.ID === undefined || body.ID === null ? null : checkStreamId(body.ID);
   const description = checkStreamDescription(body.Description);
   const handling = checkUnsubscribeHandling(body.SubscriptionManagementConfiguration, type);
+  const ipPool = streamIpPool(ctx.config, body.IpPool, type);
 
   const now = ctx.clock.now();
   try {
@@ -65,6 +67,7 @@ export async function createStream(ctx: AppContext, serverId: number, body: Reco
           archived_at: null,
           expected_purge_at: null,
           unsubscribe_handling: handling ?? null,
+          ip_pool: ipPool ?? null,
         })
         .returningAll()
         .executeTakeFirstOrThrow();

@@ -20,5 +20,7 @@ export function streamView(row: StreamRow) {
     SubscriptionManagementConfiguration: {
       UnsubscribeHandlingType: row.unsubscribe_handling ?? defaultUnsubscribeHandling(row.type),
     },
+    /** mailroom extension: the IP pool this stream's mail leaves from, overriding the server's; null: the server's. */
+    IpPool: row.ip_pool ?? null,
   };
 }

@@ -1,5 +1,6 @@
 // The frame of every console page: header with the server picker, navigation, flash message, and the one
-// stylesheet and script (no inline script or style: the CSP forbids them).
+// stylesheet and script (no inline script or style: the CSP forbids them), and an icon of its own (without
+// one, browsers ask for /favicon.ico, which the API answers 404: an error in every page's console).
 import type { Session } from '../../domain/console-users/sessions.js';
 import type { ServerRef } from './guard.js';
 import { html, type Html } from './html.js';
@@ -35,6 +36,7 @@ export function page(f: PageFrame, body: Html): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${f.title} · mailroom</title>
+<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/console/assets/console.css">${(f.styles ?? []).map((h) => html`<link rel="stylesheet" href="${h}">`)}
 <script src="/console/assets/console.js" defer></script>${(f.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
 </head><body data-csrf="${f.session.csrfToken}">
@@ -61,7 +63,7 @@ ${body}
 export function barePage(title: string, body: Html): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · mailroom</title><link rel="stylesheet" href="/console/assets/console.css"></head>
+<title>${title} · mailroom</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/console/assets/console.css"></head>
 <body class="bare"><main id="main"><h1>${title}</h1>${body}</main></body></html>`.text;
 }
 

@@ -1,9 +1,10 @@
 // Sign-in and sign-out. The sign-in form needs no CSRF token (there is no session yet to protect, and the
-// session cookie is SameSite); failed attempts are limited per address in the database
-// (domain/console-users/sessions.ts), so the limit holds across processes.
+// session cookie is SameSite); failed attempts are limited per address and per client in the database
+// (domain/console-users/sessions.ts, client-limit.ts), so the limits hold across processes.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { SESSION_TTL_MS, signIn, signOut } from '../../domain/console-users/sessions.js';
+import { signInFromClient } from '../../domain/console-users/client-limit.js';
+import { SESSION_TTL_MS, signOut } from '../../domain/console-users/sessions.js';
 import type { App } from '../types.js';
 import { cookieValue, sessionCookie, sessionOf } from './guard.js';
 import { html } from './html.js';
@@ -43,8 +44,8 @@ export function registerLogin(app: App, ctx: AppContext): void {
     const email = typeof body.email === 'string' ? body.email.slice(0, 320) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, 1000) : '';
     const next = safeNext(body.next);
-    const out = await signIn(ctx.db, email, password, ctx.clock.now());
-    if (out.kind === 'throttled') return reply.status(429).type('text/html; charset=utf-8').send(form(next, email, 'Too many failed attempts for this address. Wait 15 minutes and try again.'));
+    const out = await signInFromClient(ctx.db, req.ip, email, password, ctx.clock.now());
+    if (out.kind === 'throttled') return reply.status(429).type('text/html; charset=utf-8').send(form(next, email, 'Too many failed sign-ins for this address or from your network. Wait 15 minutes and try again.'));
     if (out.kind === 'wrong') return reply.status(401).type('text/html; charset=utf-8').send(form(next, email, 'Wrong email or password.'));
     reply.header('set-cookie', sessionCookie(ctx, out.cookieValue, Math.floor(SESSION_TTL_MS / 1000)));
     return reply.redirect(next, 303);

@@ -6,6 +6,10 @@
 // With `sync` (the sending path's WAL fdatasync off the event loop), a group is answered once its sync is
 // done; the next group is gathered meanwhile and written after that sync, so groups grow with the load.
 //
+// With `parallel` (the delivery outcomes on PostgreSQL), up to that many groups are written at once, each in
+// its own transaction: an item then waits only when every writer is busy, which keeps short the time a
+// delivered message spends unrecorded (the window in which a crash makes another worker send it again).
+//
 // Isolation of failures: if a group's commit fails, nothing of it was stored; each item is then committed
 // alone, so one bad item cannot fail or mis-answer the others. An item that fails alone rejects its own
 // promise, unless `retryAlone` says the failure was a race that one more commit resolves.
@@ -14,6 +18,7 @@
 // (domain/delivery/outcome-batcher.ts) and the webhook-outcome batcher (domain/webhooks/outcome-writer.ts).
 import type { Kysely } from 'kysely';
 import type { Logger } from '../logger.js';
+import type { Dialect } from './database.js';
 import type { Database } from './schema.js';
 
 interface Pending<T, R> {
@@ -33,6 +38,11 @@ export interface CommitBatcherOptions<T, R> {
   maxWeight?: number;
   /** An item whose commit failed alone is committed once more when this says so (a lost race). */
   retryAlone?(item: T, err: unknown): boolean;
+  /**
+   * Groups written at once (default 1), each in its own transaction. Only for commits that may run side by
+   * side (row locks taken in a fixed order), and not with `sync`, whose order it would not keep.
+   */
+  parallel?: number;
   /** Called after each group is settled (answered or failed over to one-by-one commits). */
   afterGroup?(): void;
   logger?: Logger;
@@ -42,9 +52,12 @@ export interface CommitBatcherOptions<T, R> {
 
 export class CommitBatcher<T, R = void> {
   private queue: Pending<T, R>[] = [];
-  private running = false;
+  /** Writers running or about to run; counted synchronously so that no submitted item is left unwritten. */
+  private writers = 0;
+  /** A writer is scheduled and has not yet taken its first group: new items will join that group. */
+  private scheduled = false;
+  private readonly loops = new Set<Promise<void>>();
   private syncing: Promise<void> = Promise.resolve();
-  private looping: Promise<void> = Promise.resolve();
   /** Groups written and items they carried (bench/send reports the average group size). */
   readonly stats = { transactions: 0, requests: 0 };
 
@@ -54,34 +67,45 @@ export class CommitBatcher<T, R = void> {
   submit(item: T): Promise<R> {
     return new Promise((resolve, reject) => {
       this.queue.push({ item, weight: this.o.weight?.(item) ?? 1, resolve, reject });
-      if (!this.running) {
-        this.running = true;
-        // Items submitted in the same turn of the event loop join this first group.
-        this.looping = new Promise((done) => setImmediate(() => void this.loop().finally(done)));
-      }
+      this.startWriter();
     });
   }
 
   /** Resolves when every submitted item has been committed and synced (graceful shutdown). */
   async drain(): Promise<void> {
-    while (this.running) await this.looping;
+    while (this.loops.size > 0) await Promise.all([...this.loops]);
     await this.syncing;
+  }
+
+  private startWriter(): void {
+    if (this.scheduled || this.writers >= Math.max(1, this.o.parallel ?? 1)) return;
+    this.scheduled = true;
+    this.writers++;
+    // Items submitted in the same turn of the event loop join this writer's first group.
+    const loop = new Promise<void>((done) => setImmediate(() => void this.loop().finally(done)));
+    this.loops.add(loop);
+    void loop.finally(() => this.loops.delete(loop));
   }
 
   private async loop(): Promise<void> {
     const max = this.o.maxWeight ?? 256;
+    this.scheduled = false;
     try {
       while (this.queue.length > 0) {
         // The previous group's sync first: items keep arriving meanwhile, so the next group is larger and the
         // number of commits per item drops as load rises.
         await this.syncing;
+        if (this.queue.length === 0) break; // another writer took them meanwhile
         let n = 0;
         let weight = 0;
         while (n < this.queue.length && (n === 0 || weight + this.queue[n].weight <= max)) weight += this.queue[n++].weight;
-        await this.write(this.queue.splice(0, n));
+        const group = this.queue.splice(0, n);
+        // What arrives while this group is written may start another writer (up to `parallel`).
+        await this.write(group);
       }
     } finally {
-      this.running = false;
+      // Synchronous with the queue check above: an item submitted from now on starts a writer of its own.
+      this.writers--;
     }
   }
 
@@ -148,4 +172,13 @@ export function inTransaction<T>(db: Kysely<Database>, apply: (trx: Kysely<Datab
     await db.transaction().execute((trx) => apply(trx, items));
     return items.map(() => undefined);
   };
+}
+
+/**
+ * How many groups of delivery outcomes one process writes at once. SQLite: 1 (one writer at a time; a second
+ * transaction would only wait for the file lock). PostgreSQL: transactions run side by side, so up to 4, and
+ * at most half the pool, leaving connections for claims, loads and the heartbeat.
+ */
+export function parallelCommits(dialect: Dialect, poolSize: number): number {
+  return dialect === 'postgres' ? Math.max(1, Math.min(4, Math.floor(poolSize / 2))) : 1;
 }

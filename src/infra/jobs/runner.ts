@@ -22,9 +22,11 @@ export interface JobHandler {
   /**
    * Does the work. On success the handler finishes the job itself (completeJob or rescheduleJob) in the
    * transaction that records the outcome. Throwing hands the job back for a retry on `schedule`.
-   * `release` hands the job's concurrency slot back before the returned promise settles: a delivery whose
-   * SMTP work is done and that only waits for its outcome's group commit. The job stays leased until it
-   * settles (stop() and runUntilIdle() still wait for it), so a crash meanwhile loses nothing.
+   * `release` hands the job's group slot back before the returned promise settles: a delivery whose SMTP
+   * work is done (its connection is back in the pool) and that only waits for its outcome's commit. The job
+   * keeps its queue slot and its lease until it settles (stop() and runUntilIdle() still wait for it): a
+   * process never holds more than `concurrency` unsettled jobs of a queue, which is what bounds the work a
+   * crash makes others redo (README, "Crash safety").
    */
   handle(job: Job, release: () => void): Promise<void>;
   onGiveUp?(job: Job, error: unknown): Promise<void>;
@@ -50,13 +52,11 @@ export class JobRunner {
   private readonly inflight = new Map<string, number>();
   private readonly groupInflight = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
-  /** Jobs whose slot was released but which have not settled, per queue. */
-  private readonly released = new Map<string, number>();
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;
   private wakeResolve: (() => void) | null = null;
   private loopDone: Promise<void> | null = null;
-  /** Jobs this runner holds a lease on (running or released, not settled): id -> lease length. */
+  /** Jobs this runner holds a lease on (running, or waiting for their outcome's commit): id -> lease length. */
   private readonly leased = new Map<number, number>();
   private beatTimer: NodeJS.Timeout | null = null;
   private startedAt = 0;
@@ -183,10 +183,10 @@ export class JobRunner {
     let started = 0;
     for (const h of this.handlers.values()) {
       const cap = h.concurrency ?? 16;
-      // Released jobs still hold memory (their outcome waits for a commit): running and released jobs
-      // together stay within twice the cap.
-      const running = this.inflight.get(h.queue) ?? 0;
-      const free = Math.min(cap - running, 2 * cap - running - (this.released.get(h.queue) ?? 0));
+      // Every unsettled job counts, also one whose group slot was released: a job waiting for its outcome's
+      // commit has already been handed to the remote server, and if this process dies it is redone by
+      // another. Holding at most `cap` of them is the bound on duplicates per killed worker.
+      const free = cap - (this.inflight.get(h.queue) ?? 0);
       if (free <= 0) continue;
       const excludeGroups = h.groupConcurrency
         ? [...this.groupInflight].filter(([g, n]) => g.startsWith(`${h.queue}|`) && n >= h.groupConcurrency!).map(([g]) => g.slice(h.queue.length + 1))
@@ -225,23 +225,16 @@ export class JobRunner {
     add(this.inflight, h.queue, 1);
     if (gk) add(this.groupInflight, gk, 1);
     this.leased.set(job.id, h.leaseMs ?? DEFAULT_LEASE_MS);
-    let slot = true;
-    const release = () => {
-      if (!slot) return;
-      slot = false;
-      add(this.inflight, h.queue, -1);
-      if (gk) add(this.groupInflight, gk, -1);
-      add(this.released, h.queue, 1);
+    let groupSlot = gk !== null;
+    const releaseGroup = () => {
+      if (!groupSlot) return;
+      groupSlot = false;
+      add(this.groupInflight, gk!, -1);
       this.wake();
     };
-    const p = this.execute(h, job, release).finally(() => {
-      if (slot) {
-        slot = false;
-        add(this.inflight, h.queue, -1);
-        if (gk) add(this.groupInflight, gk, -1);
-      } else {
-        add(this.released, h.queue, -1);
-      }
+    const p = this.execute(h, job, releaseGroup).finally(() => {
+      releaseGroup();
+      add(this.inflight, h.queue, -1);
       this.running.delete(p);
       this.leased.delete(job.id);
       this.wake();

@@ -6,10 +6,13 @@
 // per message, each a syscall that on loopback also runs the receiver's network stack), streams the body
 // through a Transform for dot-stuffing, and never pipelines. Replacing it in bench/deliver (2 cores) took
 // the service from 0.94 to 0.76 CPU ms per message and the sink from 0.26 to 0.09 (bench/README.md).
-import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { isIP, connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect, type SecureContext, type TLSSocket } from 'node:tls';
 import { dotStuff } from './dot-stuff.js';
+import { tlsInfoOf, type TlsInfo } from './tls-info.js';
 import { ReplyReader, type SmtpReply } from './replies.js';
+
+export type { TlsInfo } from './tls-info.js';
 
 export interface SmtpClientOptions {
   host: string;
@@ -18,9 +21,18 @@ export interface SmtpClientOptions {
   secure: boolean;
   /** Name sent in EHLO/HELO. */
   name: string;
-  tls: { servername: string; rejectUnauthorized: boolean };
+  /** Local address to connect from (an IP pool's); unset: the OS chooses. */
+  localAddress?: string;
+  /**
+   * servername: SNI and the name the certificate must carry. rejectUnauthorized: a certificate that does not
+   * verify (chain or name) fails the connection; without it the result is only recorded in `tls`.
+   * secureContext: the trusted roots (system CAs plus MAILROOM_TLS_CA_FILE), built once, not per connection.
+   */
+  tls: { servername: string; rejectUnauthorized: boolean; secureContext?: SecureContext };
   /** When the server refuses STARTTLS, carry on in plaintext (RFC 7435) instead of failing. */
   opportunisticTls: boolean;
+  /** STARTTLS must happen (an MTA-STS policy in enforce mode, RFC 8461 5): a server that does not offer it fails. */
+  requireTls?: boolean;
   auth?: { user: string; pass: string };
   connectTimeoutMs: number;
   /** Longest wait for one reply. */
@@ -53,9 +65,12 @@ const ok = (r: SmtpReply) => r.code >= 200 && r.code < 300;
 
 function open(o: SmtpClientOptions): Promise<Socket> {
   return new Promise((resolve, reject) => {
+    // A bound source address also fixes the family a host name is resolved in: a socket bound to an IPv4
+    // address cannot reach an IPv6 peer.
+    const bind = o.localAddress ? { localAddress: o.localAddress, family: isIP(o.localAddress) } : {};
     const socket = o.secure
-      ? tlsConnect({ host: o.host, port: o.port, servername: o.tls.servername, rejectUnauthorized: o.tls.rejectUnauthorized })
-      : netConnect({ host: o.host, port: o.port });
+      ? tlsConnect({ host: o.host, port: o.port, servername: o.tls.servername, rejectUnauthorized: o.tls.rejectUnauthorized, secureContext: o.tls.secureContext, ...bind })
+      : netConnect({ host: o.host, port: o.port, ...bind });
     const timer = setTimeout(() => socket.destroy(new SmtpError(`connection to ${o.host}:${o.port} timed out`, undefined, 'CONN', 'ETIMEDOUT')), o.connectTimeoutMs);
     const onError = (e: Error) => {
       clearTimeout(timer);
@@ -74,6 +89,8 @@ function open(o: SmtpClientOptions): Promise<Socket> {
 export class SmtpClient {
   /** True once the connection failed or was closed: the session must not be used again. */
   broken = false;
+  /** The TLS layer (implicit TLS or after STARTTLS); null: the session is in plaintext. */
+  tls: TlsInfo | null = null;
   /** EHLO keywords, upper case (PIPELINING, STARTTLS, SIZE, AUTH, ...); AUTH maps to its mechanisms. */
   private caps = new Map<string, string>();
   private reader = new ReplyReader();
@@ -87,11 +104,13 @@ export class SmtpClient {
 
   static async connect(o: SmtpClientOptions): Promise<SmtpClient> {
     const c = new SmtpClient(await open(o), o);
+    if (o.secure) c.tls = tlsInfoOf(c.socket as TLSSocket);
     try {
       const greeting = await c.reply(o.connectTimeoutMs);
       if (greeting.code !== 220) throw refused('greeting', greeting);
       await c.hello();
       if (!o.secure && c.caps.has('STARTTLS')) await c.startTls();
+      else if (!o.secure && o.requireTls) throw new SmtpError('the server does not offer STARTTLS, and TLS is required', undefined, 'STARTTLS', 'ESTARTTLS');
       if (o.auth) await c.login(o.auth);
       return c;
     } catch (err) {
@@ -151,18 +170,20 @@ export class SmtpClient {
   private async startTls(): Promise<void> {
     const r = await this.command('STARTTLS');
     if (r.code !== 220) {
-      if (this.o.opportunisticTls) return;
-      throw refused('STARTTLS', r);
+      if (this.o.opportunisticTls && !this.o.requireTls) return;
+      throw new SmtpError(`STARTTLS refused: ${r.text}`, r, 'STARTTLS', 'ESTARTTLS');
     }
     const plain = this.socket;
     plain.removeAllListeners('data');
     plain.removeAllListeners('close');
     plain.removeAllListeners('timeout');
-    this.socket = await new Promise<Socket>((resolve, reject) => {
-      const s = tlsConnect({ socket: plain, servername: this.o.tls.servername, rejectUnauthorized: this.o.tls.rejectUnauthorized });
+    const secured = await new Promise<TLSSocket>((resolve, reject) => {
+      const s = tlsConnect({ socket: plain, servername: this.o.tls.servername, rejectUnauthorized: this.o.tls.rejectUnauthorized, secureContext: this.o.tls.secureContext });
       s.once('secureConnect', () => resolve(s));
       s.once('error', reject);
     });
+    this.socket = secured;
+    this.tls = tlsInfoOf(secured);
     this.reader = new ReplyReader();
     this.attach(this.socket);
     await this.hello(); // RFC 3207 4.2: what was learnt before TLS is discarded

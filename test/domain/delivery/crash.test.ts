@@ -63,12 +63,15 @@ describe('a worker killed mid-delivery', () => {
       stdio: process.env.CRASH_DEBUG ? 'inherit' : 'ignore',
     });
     await waitFor(() => inData, { timeoutMs: 30_000, what: 'the worker to reach DATA' });
-    const [leased] = await jobsOf(s);
-    assert.ok(leased.locked_by && leased.locked_until, 'claimed by the child');
+    const [claimed] = await jobsOf(s);
+    assert.ok(claimed.locked_by && claimed.locked_until, 'claimed by the child');
 
     child.kill('SIGKILL');
     await new Promise((r) => child!.once('exit', r));
     child = null;
+    // The lease as the dead worker left it: its heartbeat may have renewed it after the read above.
+    const [leased] = await jobsOf(s);
+    assert.equal(leased.locked_by, claimed.locked_by);
     // The held transaction never completes for the dead client: answer it with a failure so the sink
     // does not count it, then hold no more.
     sink.dataReplies.push({ code: 451, message: '4.3.0 client went away' });

@@ -18,6 +18,10 @@ export interface StsLookup {
   db: Kysely<Database>;
   fetch: StsFetchOptions;
   now: number;
+  /** Told when the domain names a policy that cannot be fetched (TLS-RPT's sts-policy-fetch-error). */
+  onFetchError?: (err: unknown) => void;
+  /** Do not fetch (a fetch failed a moment ago): as if the fetch failed again. */
+  fetchBlocked?: boolean;
 }
 
 async function cached(db: Kysely<Database>, domain: string, now: number): Promise<PolicyInForce | null> {
@@ -39,6 +43,7 @@ export async function policyFor(domain: string, o: StsLookup): Promise<PolicyInF
   if (id === null) return known; // RFC 8461 3.1: a vanished record does not end a cached policy early
   if (known && known.id === id) return known;
   try {
+    if (o.fetchBlocked) throw new Error(`the policy of ${d} could not be fetched a moment ago; not asked again yet`);
     const policy = await fetchStsPolicy(d, o.fetch);
     const row = {
       policy_id: id,
@@ -54,7 +59,8 @@ export async function policyFor(domain: string, o: StsLookup): Promise<PolicyInF
       .onConflict((oc) => oc.column('domain').doUpdateSet(row))
       .execute();
     return { policy, id, fetched: true };
-  } catch {
+  } catch (err) {
+    o.onFetchError?.(err);
     return known;
   }
 }

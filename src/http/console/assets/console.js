@@ -87,5 +87,10 @@
       clearTimeout(pending);
       pending = setTimeout(check, 400);
     });
+    // Once more when the frame's first page has loaded: the form may carry more than what is stored (a page
+    // answering a test send keeps unsaved edits and the test model), and the subject line gets filled in.
+    // Not before: a post into the frame while its first navigation is still under way can be lost.
+    var frame = document.getElementById('template-preview');
+    if (frame) frame.addEventListener('load', function first() { frame.removeEventListener('load', first); check(); });
   }
 })();

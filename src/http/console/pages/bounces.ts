@@ -29,7 +29,7 @@ export function registerBounces(r: ConsoleRouter, ctx: AppContext): void {
   <div class="field"><label for="b-to">To date</label><input id="b-to" type="date" name="todate" value="${q.todate ?? ''}"></div>
   <div class="field"><button type="submit">Filter</button></div>
 </form>
-<p class="muted">${found.TotalCount} bounces.</p>
+<p class="muted">${found.TotalCount} ${found.TotalCount === 1 ? 'bounce' : 'bounces'}.</p>
 <table class="list"><thead><tr><th scope="col">Bounced</th><th scope="col">Address</th><th scope="col">Type</th><th scope="col">Description</th><th scope="col">Subject</th><th scope="col">Inactive</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>
 ${list.map(
   (b) => html`<tr><td class="nowrap">${when(b.BouncedAt)}</td><td>${b.Email}</td><td>${b.Type}</td><td>${b.Description}<div class="muted small">${b.Details}</div></td>

@@ -29,7 +29,16 @@ const LABELS: Record<string, string> = {
 function detailList(details: Record<string, unknown>): Html {
   const entries = Object.entries(details).filter(([, v]) => v !== null && v !== '' && v !== undefined);
   if (entries.length === 0) return html``;
-  return html`<dl class="details">${entries.map(([k, v]) => html`<dt>${k}</dt><dd>${typeof v === 'object' ? JSON.stringify(v) : String(v)}</dd>`)}</dl>`;
+  return html`<dl class="details">${entries.map(([k, v]) => html`<dt>${k}</dt><dd>${k === 'TLS' ? tlsLine(v) : typeof v === 'object' ? JSON.stringify(v) : String(v)}</dd>`)}</dl>`;
+}
+
+/** Details.TLS of a delivery attempt in words: "TLSv1.3 (cipher), certificate verified; MTA-STS enforce". */
+function tlsLine(v: unknown): string {
+  const t = (v ?? {}) as { Used?: boolean; Version?: string; Cipher?: string; CertificateVerified?: boolean; CertificateError?: string; MTASTSMode?: string; Result?: string };
+  const parts = [t.Used ? `${t.Version ?? 'TLS'}${t.Cipher ? ` (${t.Cipher})` : ''}` : 'no TLS'];
+  if (t.CertificateVerified !== undefined) parts.push(t.CertificateVerified ? 'certificate verified' : `certificate not verified${t.CertificateError ? ` (${t.CertificateError})` : ''}`);
+  const policy = t.MTASTSMode ? `MTA-STS ${t.MTASTSMode}${t.Result && t.Result !== 'success' ? `: ${t.Result}` : ''}` : '';
+  return parts.join(', ') + (policy ? `; ${policy}` : '');
 }
 
 function headerBlock(mime: string): string {

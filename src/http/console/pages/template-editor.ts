@@ -5,11 +5,14 @@
 import type { AppContext } from '../../../context.js';
 import { ApiError, ErrorCode } from '../../../domain/errors.js';
 import { getTemplate, listTemplates, updateTemplate, type TemplateRow } from '../../../domain/templates/store.js';
+import { renderTemplate } from '../../../domain/templates/render.js';
 import { validateTemplate } from '../../../domain/templates/validate.js';
 import { html, type Html } from '../html.js';
 import { csrf, page } from '../layout.js';
 import { redirectWith, type ConsoleRouter, type PageCall } from '../router.js';
 import { bodyCsp } from './message.js';
+import { layoutUsers } from '../../../domain/templates/layout-users.js';
+import { sendTest, sendTestFields } from './template-send-test.js';
 
 const PARTS = [
   ['subject', 'Subject', 'Subject'],
@@ -46,12 +49,24 @@ function check(ctx: AppContext, c: PageCall, t: TemplateRow, model: unknown): Pr
   });
 }
 
+/** What a layout's preview shows where a template's body goes (a layout alone renders its content empty). */
+const SAMPLE_CONTENT =
+  '<div style="border:2px dashed #9ca3af;border-radius:6px;padding:16px;margin:8px 0;color:#6b7280;font:14px sans-serif">The body of a template that uses this layout goes here.</div>';
+
+/** The preview frame's HTML: the renderer's output; a layout is rendered around the sample body. */
+function previewHtml(t: TemplateRow, v: Validation, source: string, model: unknown): string {
+  const h = partOf(v, 'HtmlBody');
+  if (!h?.ContentIsValid) return h?.RenderedContent ?? html`<p>The HTML body does not render: ${(h?.ValidationErrors ?? []).map((e) => e.Message).join('; ')}</p>`.text;
+  if (t.template_type !== 'Layout') return h.RenderedContent ?? '';
+  return renderTemplate(source, model ?? {}, { html: true, content: SAMPLE_CONTENT });
+}
+
 function errorsOf(v: Validation | null, part: Part): Html {
   const r = partOf(v, part);
   return html`<ul class="field-errors" id="errors-${part}" aria-live="polite">${(r?.ValidationErrors ?? []).map((e) => html`<li>${e.Message}${e.Line !== null ? ` (line ${e.Line}, position ${e.CharacterPosition})` : ''}</li>`)}</ul>`;
 }
 
-async function editor(ctx: AppContext, c: PageCall, t: TemplateRow, o: { values?: Record<string, string>; validation?: Validation | null; error?: string } = {}): Promise<string> {
+async function editor(ctx: AppContext, c: PageCall, t: TemplateRow, o: { values?: Record<string, string>; validation?: Validation | null; error?: string; notice?: string } = {}): Promise<string> {
   const v = o.values ?? { subject: t.subject ?? '', htmlbody: t.html_body ?? '', textbody: t.text_body ?? '', layout: t.layout_template ?? '', name: t.name, model: '' };
   const layouts = t.template_type === 'Standard' ? (await listTemplates(ctx.db, c.server.id, { count: 500, offset: 0, type: 'Layout' })).rows : [];
   const admin = c.session.user.role === 'admin';
@@ -68,11 +83,19 @@ ${PARTS.filter(([, p]) => !(t.template_type === 'Layout' && p === 'Subject')).ma
 )}
 <label for="t-model">Test model (JSON)</label><textarea id="t-model" name="model" rows="6" data-preview spellcheck="false">${model}</textarea>
 <div class="buttons"><button type="submit" formaction="${base}/preview" formtarget="template-preview" id="preview-button">Preview</button>${admin ? html` <button type="submit" id="save-button">Save</button>` : ''}</div>
+${admin && t.template_type === 'Standard' ? await sendTestFields(ctx, c, base, v) : ''}${t.template_type === 'Layout' ? await usedBy(ctx, c, t) : ''}
 </div>
-<div class="editor-preview"><p>Subject: <strong id="rendered-subject">${partOf(o.validation, 'Subject')?.RenderedContent ?? ''}</strong></p>
+<div class="editor-preview">${t.template_type === 'Layout' ? html`<p class="muted">Preview: the layout around a sample body.</p>` : html`<p>Subject: <strong id="rendered-subject">${partOf(o.validation, 'Subject')?.RenderedContent ?? ''}</strong></p>`}
 <iframe name="template-preview" id="template-preview" class="preview" title="Rendered HTML preview" sandbox src="${base}/preview"></iframe></div>
 </form>`;
-  return page({ ...c.frame(`Template: ${t.name}`, 'templates'), ...(o.error ? { error: o.error } : {}) }, body);
+  const title = t.template_type === 'Layout' ? `Layout: ${t.name}` : `Template: ${t.name}`;
+  return page({ ...c.frame(title, 'templates'), ...(o.error ? { error: o.error } : {}), ...(o.notice ? { notice: o.notice } : {}) }, body);
+}
+
+/** A layout's editor names the templates that use it: a change here changes each of their messages. */
+async function usedBy(ctx: AppContext, c: PageCall, t: TemplateRow): Promise<Html> {
+  const users = (await layoutUsers(ctx.db, c.server.id)).get(t.alias ?? '') ?? [];
+  return html`<h2>Used by</h2>${users.length ? html`<ul class="used-by">${users.map((u) => html`<li><a href="/console/s/${c.server.id}/templates/${u.id}">${u.name}</a></li>`)}</ul>` : html`<p class="muted">No template uses this layout yet.</p>`}`;
 }
 
 export function registerTemplateEditor(r: ConsoleRouter, ctx: AppContext): void {
@@ -83,7 +106,7 @@ export function registerTemplateEditor(r: ConsoleRouter, ctx: AppContext): void 
     const t = await getTemplate(ctx.db, c.server.id, c.params.tid!);
     const v = await validateTemplate(ctx.db, c.server.id, { HtmlBody: t.html_body ?? '', TemplateType: t.template_type, LayoutTemplate: t.layout_template });
     c.reply.header('content-security-policy', bodyCsp(false)).header('x-frame-options', 'SAMEORIGIN');
-    return partOf(v, 'HtmlBody')?.RenderedContent ?? '';
+    return previewHtml(t, v, t.html_body ?? '', v.SuggestedTemplateModel);
   });
 
   // Previews change nothing, so viewers may use them (the CSRF token is still required).
@@ -94,9 +117,7 @@ export function registerTemplateEditor(r: ConsoleRouter, ctx: AppContext): void 
       const { model, error } = parseModel(c.body.model);
       c.reply.header('content-security-policy', bodyCsp(false)).header('x-frame-options', 'SAMEORIGIN');
       if (error) return html`<p>${error}</p>`.text;
-      const v = await check(ctx, c, t, model);
-      const h = partOf(v, 'HtmlBody');
-      return h?.RenderedContent ?? html`<p>The HTML body does not render: ${(h?.ValidationErrors ?? []).map((e) => e.Message).join('; ')}</p>`.text;
+      return previewHtml(t, await check(ctx, c, t, model), c.body.htmlbody ?? '', model);
     },
     { adminOnly: false, bodyLimit: 5 * 1024 * 1024 },
   );
@@ -110,6 +131,19 @@ export function registerTemplateEditor(r: ConsoleRouter, ctx: AppContext): void 
       return c.reply.type('application/json').send({ modelError: error ?? null, result: v });
     },
     { adminOnly: false, bodyLimit: 5 * 1024 * 1024 },
+  );
+
+  // Sends the saved template; the page comes back with the form as it was (unsaved edits are kept).
+  r.action(
+    '/console/s/:sid/templates/:tid/send-test',
+    async (c) => {
+      const t = await getTemplate(ctx.db, c.server.id, c.params.tid!);
+      const { model, error } = parseModel(c.body.model);
+      const out = error ? { error } : await sendTest(ctx, c, t, model);
+      if (out.error) c.reply.status(422);
+      return editor(ctx, c, t, { values: c.body, ...out });
+    },
+    { bodyLimit: 5 * 1024 * 1024 },
   );
 
   r.action(

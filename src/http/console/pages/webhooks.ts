@@ -10,13 +10,9 @@ import { webhookView } from '../../../domain/webhooks/view.js';
 import { html } from '../html.js';
 import { csrf, page, when } from '../layout.js';
 import { redirectWith, type ConsoleRouter, type PageCall } from '../router.js';
+import { registerWebhookDelete, webhookIdOf as idOf } from './webhook-delete.js';
 
 const TRIGGERS = Object.keys(defaultTriggers()) as Array<keyof Triggers>;
-
-function idOf(text: string | undefined): number {
-  const n = Number(text);
-  return Number.isSafeInteger(n) && n > 0 && n < 2 ** 31 ? n : 0;
-}
 
 /** The form's fields as the API's input: one checkbox per trigger, headers one "Name: Value" per line. */
 function input(b: Record<string, string>): WebhookInput {
@@ -40,6 +36,19 @@ ${w ? '' : html`<label for="w-stream">Stream</label><select id="w-stream" name="
 <label for="w-pass">HTTP auth password${w?.HttpAuth.Password ? ' (set; leave as is to keep)' : ''}</label><input id="w-pass" name="authpassword" type="password" value="${w?.HttpAuth.Password ?? ''}" autocomplete="new-password">
 <label for="w-headers">Headers (one "Name: Value" per line)</label><textarea id="w-headers" name="headers" rows="3">${(w?.HttpHeaders ?? []).map((h) => `${h.Name}: ${h.Value}`).join('\n')}</textarea>
 <button type="submit">${w ? 'Save' : 'Create webhook'}</button></form>`;
+}
+
+/**
+ * A signing secret is shown in the answer to the POST that made it, and nowhere else (like API tokens,
+ * tokens.ts): not in a redirect's flash cookie, not on a later page.
+ */
+function secretShown(c: PageCall, title: string, back: string, secret: string, note: string): string {
+  return page(
+    c.frame(title, 'webhooks'),
+    html`<div class="card issued"><p><strong>Copy the signing secret now.</strong> It is shown only on this page, only this once.${note}</p>
+<p class="token-line"><code id="new-secret" class="wrap">${secret}</code> <button type="button" data-copy="#new-secret" aria-label="Copy the signing secret">Copy</button></p></div>
+<p><a href="${back}">Back to the webhook</a></p>`,
+  );
 }
 
 export function registerWebhooks(r: ConsoleRouter, ctx: AppContext): void {
@@ -69,13 +78,15 @@ ${log.Deliveries.map(
 <td>${d.ResponseCode ?? ''} <span class="muted small">${(d.Error ?? '').slice(0, 200)}</span></td><td>${d.NotificationStatus}${d.NextAttemptAt ? ` (next ${when(d.NextAttemptAt)})` : ''}</td>
 <td>${admin && d.NotificationStatus === 'Failed' ? html`<form method="post" action="${base}/retry" class="inline">${csrf(c.session)}<input type="hidden" name="notification" value="${d.NotificationID}"><button type="submit">Retry</button></form>` : ''}</td></tr>`,
 )}</tbody></table>${log.Deliveries.length === 0 ? html`<p class="empty">No deliveries yet.</p>` : ''}
-${admin ? html`<h2>Settings</h2>${await form(ctx, c, `${base}/save`, w)}` : ''}`;
+${admin ? html`<h2>Settings</h2>${await form(ctx, c, `${base}/save`, w)}<h2>Delete</h2><p><a href="${base}/delete" class="danger-link">Delete this webhook…</a></p>` : ''}`;
     return page(c.frame(`Webhook ${w.Url}`, 'webhooks'), body);
   });
 
+  registerWebhookDelete(r, ctx);
+
   r.action('/console/s/:sid/webhooks/create', async (c) => {
     const { row, secret } = await createWebhook(ctx, c.server.id, input(c.body));
-    return redirectWith(c.reply, `/console/s/${c.server.id}/webhooks/${row.id}`, { notice: `Webhook created. Its signing secret, shown once: ${secret}` });
+    return secretShown(c, 'Webhook created', `/console/s/${c.server.id}/webhooks/${row.id}`, secret, '');
   });
   r.action('/console/s/:sid/webhooks/:wid/save', async (c) => {
     const row = await updateWebhook(ctx, c.server.id, idOf(c.params.wid), input(c.body));
@@ -84,7 +95,7 @@ ${admin ? html`<h2>Settings</h2>${await form(ctx, c, `${base}/save`, w)}` : ''}`
   r.action('/console/s/:sid/webhooks/:wid/rotate', async (c) => {
     const id = idOf(c.params.wid);
     const secret = await rotateSecret(ctx, c.server.id, id);
-    return redirectWith(c.reply, `/console/s/${c.server.id}/webhooks/${id}`, { notice: `New signing secret, shown once: ${secret}. The previous one keeps signing for 24 hours.` });
+    return secretShown(c, 'New signing secret', `/console/s/${c.server.id}/webhooks/${id}`, secret, ' The previous secret keeps signing too (a second signature) for 24 hours, while you switch.');
   });
   r.action('/console/s/:sid/webhooks/:wid/retry', async (c) => {
     const id = idOf(c.params.wid);

@@ -22,6 +22,11 @@ export const ServerSettingsFields = {
   IncludeBounceContentInHook: Type.Optional(Type.Boolean()),
   EnableSmtpApiErrorHooks: Type.Optional(Type.Boolean()),
   RetentionDays: Type.Optional(Type.Integer()),
+  IpPool: Type.Optional(
+    Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
+      description: 'mailroom extension: name of an IP pool of MAILROOM_IP_POOLS the server\'s mail leaves from; "" for none. Unknown name: 422, ErrorCode 403.',
+    }),
+  ),
 };
 
 export const ServerSettingsBody = Type.Optional(Type.Object(ServerSettingsFields));

@@ -9,8 +9,17 @@ export const ListStreamsQuery = Type.Object({
 });
 
 // The fields are checked by the domain module, which answers each rule with its published code (1221-1237);
-// the schema only insists on a JSON object.
-export const StreamBody = Type.Optional(Type.Object({}, { additionalProperties: true }));
+// the schema only insists on a JSON object. IpPool is named here for the OpenAPI document only.
+export const StreamBody = Type.Optional(
+  Type.Object(
+    {
+      IpPool: Type.Optional(
+        Type.Unknown({ description: 'mailroom extension: name of an IP pool of MAILROOM_IP_POOLS the stream\'s mail leaves from (overrides the server\'s); "" for none. Unknown name: 422, ErrorCode 403.' }),
+      ),
+    },
+    { additionalProperties: true },
+  ),
+);
 
 const Timestamp = Type.Union([Type.String(), Type.Null()]);
 
@@ -25,6 +34,7 @@ export const StreamRecord = Type.Object({
   ArchivedAt: Timestamp,
   ExpectedPurgeDate: Timestamp,
   SubscriptionManagementConfiguration: Type.Object({ UnsubscribeHandlingType: Type.String() }),
+  IpPool: Type.Union([Type.String(), Type.Null()], { description: "mailroom extension: the stream's IP pool; null: the server's" }),
 });
 
 export const ArchiveRecord = Type.Object({ ID: Type.String(), ServerID: Type.Integer(), ExpectedPurgeDate: Timestamp });

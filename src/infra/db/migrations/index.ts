@@ -21,6 +21,7 @@ import * as m0019 from './0019-mta-sts.js';
 import * as m0020 from './0020-periodic-tasks.js';
 import * as m0022 from './0022-destination-pacing.js';
 import * as m0017 from './0017-worker-heartbeats.js';
+import * as m0021 from './0021-ip-pools.js';
 import * as m0023 from './0023-time-partitions.js';
 
 export const migrations: Record<string, Migration> = {
@@ -44,5 +45,6 @@ export const migrations: Record<string, Migration> = {
   '0020-periodic-tasks': m0020,
   '0022-destination-pacing': m0022,
   '0017-worker-heartbeats': m0017,
+  '0021-ip-pools': m0021,
   '0023-time-partitions': m0023,
 };

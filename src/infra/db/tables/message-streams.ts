@@ -12,4 +12,6 @@ export interface MessageStreamsTable {
   expected_purge_at: number | null;
   /** None | Postmark | Custom; null = the default of the type (migration 0004). */
   unsubscribe_handling: WithDefault<string | null>;
+  /** IP pool overriding the server's; null: the server's (migration 0021). */
+  ip_pool: WithDefault<string | null>;
 }

@@ -24,5 +24,7 @@ export interface ServersTable {
   include_bounce_content_in_hook: WithDefault<number>;
   enable_smtp_api_error_hooks: WithDefault<number>;
   retention_days: WithDefault<number>;
+  /** Name of a MAILROOM_IP_POOLS pool the server's mail leaves from; null: none (migration 0021). */
+  ip_pool: WithDefault<string | null>;
   created_at: number;
 }

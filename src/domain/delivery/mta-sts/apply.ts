@@ -1,0 +1,66 @@
+// The MTA-STS policy delivery applies to a recipient domain (RFC 8461 5): found through the app's resolver
+// (MAILROOM_DNS_SERVERS), fetched over HTTPS (port MAILROOM_MTA_STS_PORT, trusting MAILROOM_TLS_CA_FILE as
+// well as the bundled roots) and cached in the database per its max_age (cache.ts).
+import type { AppContext } from '../../../context.js';
+import { policyFor } from './cache.js';
+import { mxMatches, type StsMode, type StsPolicy } from './policy.js';
+import type { StsTarget } from './tls-record.js';
+
+/**
+ * Domains whose policy fetch failed lately, with when to try again: a policy host that hangs would otherwise
+ * hold every delivery to the domain for the fetch timeout. One per process (held by the SMTP pool, which
+ * delivery and system mail share); the database cache (cache.ts) keeps the policies themselves.
+ */
+export class StsFetchFailures {
+  private readonly until = new Map<string, number>();
+  constructor(
+    readonly retryMs = 5 * 60_000,
+    private readonly max = 10_000,
+  ) {}
+
+  blocked(domain: string, now: number): boolean {
+    const t = this.until.get(domain);
+    if (t === undefined) return false;
+    if (t > now) return true;
+    this.until.delete(domain);
+    return false;
+  }
+
+  failed(domain: string, now: number): void {
+    if (this.until.size >= this.max) this.until.delete(this.until.keys().next().value as string);
+    this.until.set(domain, now + this.retryMs);
+  }
+}
+
+export interface AppliedPolicy {
+  mode: StsMode;
+  policy: StsPolicy | null;
+  /** A policy is published but could not be fetched, and none was cached: delivery goes on as without one. */
+  fetchError: string | null;
+}
+
+export async function stsPolicyFor(ctx: AppContext, domain: string, failures: StsFetchFailures): Promise<AppliedPolicy> {
+  const d = domain.toLowerCase();
+  const now = ctx.clock.now();
+  let fetchError: string | null = null;
+  const blocked = failures.blocked(d, now);
+  const inForce = await policyFor(d, {
+    db: ctx.db,
+    now,
+    fetch: { dns: ctx.dns, port: ctx.config.mtaStsPort, ca: ctx.config.tlsCa?.pem ?? null, timeoutMs: 10_000 },
+    // A recent failure: a cached policy still applies, otherwise the failure is reported again without a request.
+    fetchBlocked: blocked,
+    onFetchError: (err) => {
+      fetchError = err instanceof Error ? err.message : String(err);
+      if (!blocked) failures.failed(d, now);
+    },
+  }).catch(() => null); // the cache table unreachable: deliver as without a policy rather than not at all
+  if (!inForce) return { mode: 'none', policy: null, fetchError };
+  return { mode: inForce.policy.mode, policy: inForce.policy, fetchError: null };
+}
+
+/** How the policy applies to one MX host. */
+export function stsTarget(p: AppliedPolicy, host: string): StsTarget {
+  const listed = p.mode === 'none' || !p.policy || mxMatches(p.policy, host);
+  return { mode: p.mode, listed, fetchError: p.fetchError };
+}
