@@ -82,10 +82,10 @@ export async function up(db: Kysely<any>, d: MigrationDialect): Promise<void> {
     for (let t = first; t <= today + AHEAD_DAYS * DAY_MS; t += DAY_MS) days.push(t);
   }
 
-  for (const { name, key } of TABLES) await convert(db, name, key, days);
+  for (const { name, key } of TABLES) await convert(db, name, key, days, span.lo !== null);
 }
 
-async function convert(db: Kysely<any>, name: string, key: string, days: number[]): Promise<void> {
+async function convert(db: Kysely<any>, name: string, key: string, days: number[], copied: boolean): Promise<void> {
   const old = `${name}_unpartitioned`;
   const reg = lit(name);
   // What the table has, read before anything changes: plain indexes (their definitions name the table,
@@ -146,6 +146,7 @@ async function convert(db: Kysely<any>, name: string, key: string, days: number[
     if (i.uniq && !new RegExp(`\\(([^)]*[ ,(])?${key}[,)]`).test(i.def)) throw new Error(`0023: unique index ${i.name} lacks the partition key ${key}`);
     q.push(i.def);
   }
-  q.push(`analyze ${name}`);
+  // Statistics for the copied rows; a new, empty database is left as any other new table (never analyzed).
+  if (copied) q.push(`analyze ${name}`);
   await run(db, q.join(';\n'));
 }
