@@ -41,7 +41,7 @@ export function createMetrics(sources: MetricSources = {}, processMetrics = true
       help: 'Outbound delivery attempts by TLS-RPT result (success, starttls-not-supported, certificate-*, validation-failure, sts-policy-fetch-error) and MTA-STS mode applied',
       labelNames: ['result', 'policy'],
     }),
-    webhookDeliveries: new Counter({ ...r, name: 'mailroom_webhook_deliveries_total', help: 'Webhook POST attempts by outcome (delivered, retry, given_up)', labelNames: ['outcome'] }),
+    webhookDeliveries: new Counter({ ...r, name: 'mailroom_webhook_deliveries_total', help: 'Webhook POST attempts by outcome (delivered, retry, failed)', labelNames: ['outcome'] }),
     inboundMessages: new Counter({ ...r, name: 'mailroom_inbound_messages_total', help: 'Messages taken by the inbound SMTP listener by what they were', labelNames: ['kind'] }),
     groupCommitSize: new Histogram({ ...r, name: 'mailroom_group_commit_size', help: 'Units written per group commit', labelNames: ['committer'], buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024] }),
     dbPoolWaitSeconds: new Histogram({ ...r, name: 'mailroom_db_pool_wait_seconds', help: 'Wait for a pooled PostgreSQL connection', buckets: SECONDS }),

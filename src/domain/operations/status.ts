@@ -11,6 +11,8 @@ export interface StatusReport {
   queues: Awaited<ReturnType<typeof queueStats>>;
   workers: Array<{ workerId: string; host: string; pid: number; lastBeatSecondsAgo: number; stale: boolean }>;
   failingDestinations: Array<{ queue: string; destination: string; jobs: number; attempts: number; lastError: string }>;
+  /** Destinations being slowed down after throttling replies (delivery/pacing, table destination_pace). */
+  pacedDestinations: Array<{ destination: string; strikes: number; pausedSecondsLeft: number; ratePerMinute: number; lastReply: string }>;
   /** Outbound TLS per destination domain, TLS-RPT style (tls-report.ts). */
   tls: TlsDestination[];
 }
@@ -44,7 +46,15 @@ export async function statusReport(ctx: AppContext): Promise<StatusReport> {
     } else byDest.set(key, { queue: r.queue, destination: r.group_key ?? '-', jobs: 1, attempts: r.attempts, lastError: (r.last_error ?? '').slice(0, 200) });
   }
   const failingDestinations = [...byDest.values()].sort((a, b) => b.jobs - a.jobs).slice(0, 20);
-  return { queues, workers, failingDestinations, tls: await tlsReport(ctx, now) };
+  const paced = await ctx.db.selectFrom('destination_pace').selectAll().orderBy('updated_at', 'desc').limit(20).execute();
+  const pacedDestinations = paced.map((p) => ({
+    destination: p.destination,
+    strikes: Number(p.strikes),
+    pausedSecondsLeft: Math.max(0, Math.round((Number(p.paused_until) - now) / 1000)),
+    ratePerMinute: Number(p.rate_per_minute),
+    lastReply: p.last_reply.slice(0, 200),
+  }));
+  return { queues, workers, failingDestinations, pacedDestinations, tls: await tlsReport(ctx, now) };
 }
 
 const secs = (ms: number) => (ms < 1000 ? '0 s' : ms < 120_000 ? `${Math.round(ms / 1000)} s` : ms < 7_200_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 3_600_000)} h`);
@@ -59,6 +69,12 @@ export function formatStatus(r: StatusReport): string {
   out.push('Failing destinations:');
   if (r.failingDestinations.length === 0) out.push('  (none)');
   for (const d of r.failingDestinations) out.push(`  ${d.queue}/${d.destination}: ${d.jobs} job(s), ${d.attempts} attempt(s); last: ${d.lastError}`);
+  out.push('Slowed destinations (throttling replies):');
+  if (r.pacedDestinations.length === 0) out.push('  (none)');
+  for (const p of r.pacedDestinations) {
+    const pause = p.pausedSecondsLeft > 0 ? `paused ${secs(p.pausedSecondsLeft * 1000)} more, ` : '';
+    out.push(`  ${p.destination}: ${pause}${p.ratePerMinute}/min after ${p.strikes} throttle(s); last: ${p.lastReply}`);
+  }
   out.push(...formatTlsReport(r.tls));
   return `${out.join('\n')}\n`;
 }

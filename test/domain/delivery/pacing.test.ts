@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createPacer } from '../../../src/domain/delivery/pacing/pacer.js';
+import { formatStatus, statusReport } from '../../../src/domain/operations/status.js';
 import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
@@ -112,6 +113,10 @@ describe('pacing per destination', () => {
     const row = await paceRow('c.example');
     assert.ok(row && row.paused_until > s.clock.now());
     assert.match(row.last_reply, /^421 4\.7\.0 Try again later/);
+
+    // The operator sees it in `mailroom status`, with the reply that caused it.
+    const status = formatStatus(await statusReport(s.ctx));
+    assert.match(status, /Slowed destinations[^\n]*\n {2}c\.example: paused \d+ s more, \d+\/min after 1 throttle\(s\); last: 421 4\.7\.0 Try again later/);
 
     // Another worker process: its own pacer (own cache) reads the shared state and holds the mail back.
     const other = createPacer(s.ctx);
