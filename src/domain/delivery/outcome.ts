@@ -64,9 +64,17 @@ export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outc
   // Outcomes of one message's jobs (one per domain) are serialized on the message rows (locked in a fixed
   // order), so exactly one of them sees every recipient settled and finishes the message.
   await lockRowsForUpdate(trx, ctx.dialect, 'messages', messageIds);
+  // Recipients are looked up by id AND their message's id: on PostgreSQL message_recipients is partitioned by
+  // message id (migration 0023), and only the message ids let the planner read just their partitions instead
+  // of probing every day's index (docs/scaling.md, "Retention by partition"). On SQLite the extra condition
+  // changes nothing (the rows are those of the ids).
+  const messageOf = new Map<number, string>();
+  for (const o of outcomes) for (const r of o.recipients) messageOf.set(r.id, o.msg.id);
+  const byRecipients = (ids: number[]) => [...new Set(ids.map((id) => messageOf.get(id)!))];
   const open = new Set<number>();
-  for (const ids of chunks(outcomes.flatMap((o) => o.recipients.map((r) => r.id)))) {
-    for (const r of await trx.selectFrom('message_recipients').select('id').where('id', 'in', ids).where('settled_at', 'is', null).execute()) open.add(r.id);
+  for (const ids of chunks([...messageOf.keys()])) {
+    const rows = await trx.selectFrom('message_recipients').select('id').where('id', 'in', ids).where('message_id', 'in', byRecipients(ids)).where('settled_at', 'is', null).execute();
+    for (const r of rows) open.add(r.id);
   }
   const delivered: number[] = [];
   const delayed: number[] = [];
@@ -122,8 +130,12 @@ export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outc
     }
   }
   await storeMimes(trx, mimes);
-  for (const ids of chunks(delivered)) await trx.updateTable('message_recipients').set({ status: 'Sent', settled_at: now }).where('id', 'in', ids).execute();
-  for (const ids of chunks(delayed)) await trx.updateTable('message_recipients').set({ status: 'Transient' }).where('id', 'in', ids).execute();
+  for (const ids of chunks(delivered)) {
+    await trx.updateTable('message_recipients').set({ status: 'Sent', settled_at: now }).where('id', 'in', ids).where('message_id', 'in', byRecipients(ids)).execute();
+  }
+  for (const ids of chunks(delayed)) {
+    await trx.updateTable('message_recipients').set({ status: 'Transient' }).where('id', 'in', ids).where('message_id', 'in', byRecipients(ids)).execute();
+  }
   await recordEvents(trx, ctx, events);
   await completeJobs(trx, completed);
   await finishIfSettled(trx, messageIds);
