@@ -1,7 +1,8 @@
 // GET /messages: outbound message search, newest first. Every filter has an index on the messages table
 // (0001: stream/time, tag/time, from/time, status/time) or on the recipients (0005: server, stream,
 // lower(email), time); the recipient filter is answered from the recipients index and joined back by
-// message id, so a rare recipient never walks the whole stream.
+// message id, so a rare recipient never walks the whole stream. On PostgreSQL, recipient and message filters
+// together read the recipient's ids first instead (search-recipient-first.ts: the day partitions).
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { containsInsensitive, tagEquals } from '../../infra/db/util.js';
@@ -10,7 +11,8 @@ import { readsRowsSkippedByOffset } from '../../infra/db/planner.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { normalizeEmail } from '../../infra/mime/normalize.js';
 import { parseFilterDate } from '../../infra/time.js';
-import { countCapped, SEARCH_WINDOW } from './counting.js';
+import { countCapped } from './counting.js';
+import { recipientThenMessages } from './search-recipient-first.js';
 import { ITEM_COLUMNS, messageItem, recipientsOf, type MessageRow } from './view.js';
 
 export interface MessageSearch {
@@ -160,7 +162,13 @@ async function findPage(ctx: AppContext, serverId: number, q: MessageSearch): Pr
     const byId = new Map(found.filter((m) => m.server_id === serverId).map((m) => [m.id, m]));
     return { rows: ids.map((id) => byId.get(id)).filter((m): m is MessageRow => m !== undefined), total };
   }
-  if (p.recipientSide && p.messageSide && ctx.dialect === 'postgres') return recipientThenMessages(ctx, serverId, q, p);
+  if (p.recipientSide && p.messageSide && ctx.dialect === 'postgres') {
+    // Recipient and message filters together: the recipient's ids first (search-recipient-first.ts).
+    return recipientThenMessages(ctx, serverId, q, {
+      hits: (before) => recipientHits(ctx, serverId, { ...q, before }, p),
+      messages: () => filtered(ctx, serverId, q, { ...p, recipientSide: false }),
+    });
+  }
   const qb = filtered(ctx, serverId, q, p);
   const ordered = (b: Query) => b.orderBy('messages.received_at', 'desc').orderBy('messages.id', 'desc');
   // Where an index scan reads the row of every entry it passes, the skipped offset rows included
@@ -177,51 +185,6 @@ async function findPage(ctx: AppContext, serverId: number, q: MessageSearch): Pr
   };
   const [rows, total] = await Promise.all([page(), q.withTotal === false ? -1 : countCapped(ctx, ordered(qb), false, true)]);
   return { rows, total };
-}
-
-/** Recipient hits read per round trip: most recipients have fewer; a busy one is walked in growing batches. */
-const FIRST_BATCH = 500;
-const MAX_BATCH = 4000;
-
-/**
- * Recipient-side and message-side filters together (recipient + tag, bounced + sender...), on PostgreSQL.
- * Joined in one statement, the day partitions of messages (migration 0023) made the planner hash-join every
- * partition's rows for the tag (60 ms at 1,000,000 messages, against 1.2 ms unpartitioned). So the recipient's
- * message ids are read first, newest first, from the recipients index, and the message filters are applied
- * to those ids as values, which prunes messages to their partitions at planning. Batches go on until enough
- * matches are found for the capped TotalCount (or for the page, without it), so the rows and the count are
- * those of the join. SQLite has no partitions and keeps the join (a nested loop from the recipients index).
- */
-async function recipientThenMessages(ctx: AppContext, serverId: number, q: MessageSearch, p: Plan): Promise<{ rows: MessageRow[]; total: number }> {
-  const want = q.withTotal === false ? q.offset + q.count : Math.max(SEARCH_WINDOW, q.offset + q.count);
-  const onMessages: Plan = { ...p, recipientSide: false };
-  const matched: string[] = [];
-  let before = q.before;
-  let batch = FIRST_BATCH;
-  for (;;) {
-    // The walk's cursor stands for `before`: it is always older than the caller's own.
-    const hits = (await recipientHits(ctx, serverId, { ...q, before }, p)
-      .orderBy('received_at', 'desc')
-      .orderBy('message_id', 'desc')
-      .limit(batch)
-      .execute()) as Array<{ message_id: string; received_at: number }>;
-    if (hits.length === 0) break;
-    const ids = hits.map((h) => h.message_id);
-    const found = new Set(
-      ((await filtered(ctx, serverId, q, onMessages).select('messages.id').where('messages.id', 'in', ids).execute()) as Array<{ id: string }>).map((r) => r.id),
-    );
-    for (const id of ids) if (found.has(id)) matched.push(id);
-    if (matched.length >= want || hits.length < batch) break;
-    const last = hits[hits.length - 1]!;
-    before = { at: Number(last.received_at), id: last.message_id };
-    batch = Math.min(batch * 2, MAX_BATCH);
-  }
-  const total = q.withTotal === false ? -1 : Math.min(matched.length, SEARCH_WINDOW);
-  const pageIds = matched.slice(q.offset, q.offset + q.count);
-  if (pageIds.length === 0) return { rows: [], total };
-  const found = (await ctx.db.selectFrom('messages').select([...ITEM_COLUMNS]).where('id', 'in', pageIds).execute()) as MessageRow[];
-  const byId = new Map(found.map((m) => [m.id, m]));
-  return { rows: pageIds.map((id) => byId.get(id)).filter((m): m is MessageRow => m !== undefined), total };
 }
 
 export async function searchMessages(ctx: AppContext, serverId: number, q: MessageSearch) {
