@@ -26,6 +26,16 @@ const BATCH = 100;
 const CONCURRENCY = 16; // MAILROOM_DELIVERY_CONCURRENCY of each worker: the stated bound on duplicates
 const LEASE_SECONDS = 6;
 const SERVER_TOKEN = 'scale-test-server-token-0000000001';
+/** What every spawned process of one run shares: its database, its tokens, and ports of its own. */
+const baseEnv = (tdb: TestDatabase) => ({
+  MAILROOM_DATABASE_URL: databaseUrlFor(tdb),
+  MAILROOM_PORT: '0',
+  MAILROOM_INBOUND_SMTP_PORT: '0',
+  MAILROOM_SUBMISSION_PORT: 'off',
+  MAILROOM_SERVER_TOKEN: SERVER_TOKEN,
+  MAILROOM_ACCOUNT_TOKEN: 'scale-test-account-token-000000001',
+  MAILROOM_SECRET_KEY: 'scale-test-secret-key-0123456789abcdef',
+});
 const FROM = 'sender@scale.example';
 // The sinks listen on ports the system picks, maybe one another test's mailroom still retries after its own
 // sink closed (the machine is shared): only mail to this run's recipient domains counts.
@@ -134,13 +144,7 @@ describe('two api and two worker processes, one worker killed mid-load', { skip:
     db = openDatabase(tdb.url, tdb.options);
     sinks.push(await startSmtpSink(), await startSmtpSink());
     env = {
-      MAILROOM_DATABASE_URL: databaseUrlFor(tdb),
-      MAILROOM_PORT: '0',
-      MAILROOM_INBOUND_SMTP_PORT: '0',
-      MAILROOM_SUBMISSION_PORT: 'off',
-      MAILROOM_SERVER_TOKEN: SERVER_TOKEN,
-      MAILROOM_ACCOUNT_TOKEN: 'scale-test-account-token-000000001',
-      MAILROOM_SECRET_KEY: 'scale-test-secret-key-0123456789abcdef',
+      ...baseEnv(tdb),
       MAILROOM_DATABASE_POOL_SIZE: '6',
       MAILROOM_LOG_LEVEL: 'info',
     };
@@ -261,13 +265,7 @@ describe('one process on SQLite killed mid-load and started again', { skip: TEST
     tdb = await createTestDatabase();
     sink = await startSmtpSink();
     env = {
-      MAILROOM_DATABASE_URL: databaseUrlFor(tdb),
-      MAILROOM_PORT: '0',
-      MAILROOM_INBOUND_SMTP_PORT: '0',
-      MAILROOM_SUBMISSION_PORT: 'off',
-      MAILROOM_SERVER_TOKEN: SERVER_TOKEN,
-      MAILROOM_ACCOUNT_TOKEN: 'scale-test-account-token-000000001',
-      MAILROOM_SECRET_KEY: 'scale-test-secret-key-0123456789abcdef',
+      ...baseEnv(tdb),
       MAILROOM_SMTP_RELAY: `smtp://127.0.0.1:${sink.port}`,
       MAILROOM_DELIVERY_CONCURRENCY: String(CONCURRENCY),
       MAILROOM_DELIVERY_DOMAIN_CONCURRENCY: '8',

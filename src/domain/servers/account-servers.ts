@@ -6,6 +6,8 @@ import type { Database } from '../../infra/db/schema.js';
 import type { ServersTable } from '../../infra/db/tables/servers.js';
 import { containsInsensitive, isUniqueViolation } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
+import { deleteMessagesCascading } from '../../infra/db/partitions-cascade.js';
+import { lockRowsForUpdate } from '../../infra/db/row-locks.js';
 import { deleteMessagesBefore } from '../retention/purge.js';
 import { revokeServerTokens } from '../tokens/tokens.js';
 import { createServer, type NewServer } from './create-server.js';
@@ -116,6 +118,16 @@ export async function deleteAccountServer(ctx: AppContext, accountId: number, id
   // Messages go first in short batches, so that a large server's delete does not hold the write lock
   // (SQLite) for one long cascade while other servers are sending; the final delete takes the rest.
   await deleteMessagesBefore(ctx, id, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-  await ctx.db.deleteFrom('servers').where('id', '=', id).where('account_id', '=', accountId).execute();
+  // The last sweep and the delete are one transaction that holds the server row (PostgreSQL: FOR UPDATE).
+  // A message still being accepted (an API request authenticated before the revocation, inbound mail)
+  // checks its foreign key to the server with a share lock, so it waits and then fails instead of
+  // committing between the sweep and the delete: on PostgreSQL a message's children have no foreign key
+  // to it (migration 0023) and would be left behind by the servers cascade.
+  await ctx.db.transaction().execute(async (trx) => {
+    await lockRowsForUpdate(trx, ctx.database.dialect, 'servers', [id]);
+    const rest = await trx.selectFrom('messages').select('id').where('server_id', '=', id).execute();
+    for (let i = 0; i < rest.length; i += 500) await deleteMessagesCascading(trx, rest.slice(i, i + 500).map((r) => r.id), id);
+    await trx.deleteFrom('servers').where('id', '=', id).where('account_id', '=', accountId).execute();
+  });
   return row;
 }

@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { recordEvents } from '../../../src/domain/events/record.js';
 import { storeToken } from '../../../src/domain/tokens/tokens.js';
+import { TEST_DIALECT } from '../../helpers/database.js';
+import { waitFor } from '../../helpers/wait.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
 
@@ -160,5 +162,41 @@ describe('account /servers API', () => {
       const left = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)} where server_id = ${keep.body.ID}`.execute(s.ctx.db);
       assert.ok(Number(left.rows[0]!.n) > 0, `${table} of the other server kept`);
     }
+  });
+  // PostgreSQL only: there a message's children have no foreign key to it (day partitions, migration 0023),
+  // and transactions run side by side. On SQLite the accepting transaction excludes the delete's writes.
+  it('a message whose accept commits while its server is deleted leaves no row behind', { skip: TEST_DIALECT !== 'postgres' && 'transactions run one at a time on SQLite' }, async () => {
+    const c = await acct('POST', '/servers', { Name: 'Raced' });
+    const id: number = c.body.ID;
+    const msgId = `raced-${id}`;
+    const now = s.clock.now();
+    let commit!: () => void;
+    const held = new Promise<void>((resolve) => (commit = resolve));
+    let inserted!: () => void;
+    const ready = new Promise<void>((resolve) => (inserted = resolve));
+    // An accept in flight: its rows are written, its commit comes after the delete has begun.
+    const accept = s.ctx.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('messages')
+        .values({ id: msgId, server_id: id, stream_id: 'outbound', from_email: 'a@x.test', from_raw: 'a@x.test', subject: 's', tag: null, html_body: null, text_body: 'x', reply_to: null, headers: '[]', metadata: '{}', track_opens: 0, track_links: 'None', attachments: '[]', status: 'Queued', received_at: now, mime: null })
+        .execute();
+      await trx.insertInto('message_recipients').values({ message_id: msgId, server_id: id, stream_id: 'outbound', kind: 'To', email: 'b@y.test', name: '', status: 'Queued', received_at: now, settled_at: null }).execute();
+      inserted();
+      await held;
+    });
+    await ready;
+    const del = acct('DELETE', `/servers/${id}`);
+    // The delete reaches the server row and waits there for the accept (its foreign key check holds a
+    // share lock on that row); let the accept commit now.
+    await waitFor(async () => {
+      const r = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%"servers"%'`.execute(s.ctx.db);
+      return Number(r.rows[0]!.n) > 0;
+    }, { timeoutMs: 10_000, what: 'the delete waiting on the server row' });
+    commit();
+    await accept;
+    assert.equal((await del).status, 200);
+    const left = await s.ctx.db.selectFrom('message_recipients').select('id').where('message_id', '=', msgId).execute();
+    assert.deepEqual(left, [], 'the recipient of the raced message went with its server');
+    assert.equal((await s.ctx.db.selectFrom('messages').select('id').where('id', '=', msgId).execute()).length, 0);
   });
 });
