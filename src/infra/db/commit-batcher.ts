@@ -6,7 +6,7 @@
 // With `sync` (the sending path's WAL fdatasync off the event loop), a group is answered once its sync is
 // done; the next group is gathered meanwhile and written after that sync, so groups grow with the load.
 //
-// With `parallel` (the delivery outcomes on PostgreSQL), up to that many groups are written at once, each in
+// With `parallel` (no user today: see domain/delivery/outcome-batcher.ts for why the delivery outcomes use one), up to that many groups are written at once, each in
 // its own transaction: an item then waits only when every writer is busy, which keeps short the time a
 // delivered message spends unrecorded (the window in which a crash makes another worker send it again).
 //
@@ -18,7 +18,6 @@
 // (domain/delivery/outcome-batcher.ts) and the webhook-outcome batcher (domain/webhooks/outcome-writer.ts).
 import type { Kysely } from 'kysely';
 import type { Logger } from '../logger.js';
-import type { Dialect } from './database.js';
 import type { Database } from './schema.js';
 
 interface Pending<T, R> {
@@ -172,13 +171,4 @@ export function inTransaction<T>(db: Kysely<Database>, apply: (trx: Kysely<Datab
     await db.transaction().execute((trx) => apply(trx, items));
     return items.map(() => undefined);
   };
-}
-
-/**
- * How many groups of delivery outcomes one process writes at once. SQLite: 1 (one writer at a time; a second
- * transaction would only wait for the file lock). PostgreSQL: transactions run side by side, so up to 4, and
- * at most half the pool, leaving connections for claims, loads and the heartbeat.
- */
-export function parallelCommits(dialect: Dialect, poolSize: number): number {
-  return dialect === 'postgres' ? Math.max(1, Math.min(4, Math.floor(poolSize / 2))) : 1;
 }

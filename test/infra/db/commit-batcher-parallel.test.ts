@@ -5,7 +5,7 @@
 // every writer.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CommitBatcher, parallelCommits } from '../../../src/infra/db/commit-batcher.js';
+import { CommitBatcher } from '../../../src/infra/db/commit-batcher.js';
 
 function gated() {
   const started: string[][] = [];
@@ -82,12 +82,5 @@ describe('CommitBatcher with parallel writers', () => {
     await b.drain();
     assert.equal(b.stats.requests, 200);
     assert.ok(groups < 200, `items were grouped (${groups} groups)`);
-  });
-
-  it('runs one writer on SQLite and up to half the pool, at most 4, on PostgreSQL', () => {
-    assert.equal(parallelCommits('sqlite', 10), 1);
-    assert.equal(parallelCommits('postgres', 10), 4);
-    assert.equal(parallelCommits('postgres', 4), 2);
-    assert.equal(parallelCommits('postgres', 1), 1);
   });
 });
