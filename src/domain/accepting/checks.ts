@@ -4,6 +4,7 @@
 // stream (406). Everything is loaded with a few set queries for a whole group of messages, inside the
 // transaction that stores them, so a suppression committed a moment earlier is seen.
 import type { Kysely } from 'kysely';
+import { withIndexPlans } from '../../infra/db/planner.js';
 import { placeholders, selectRaw } from '../../infra/db/raw-query.js';
 import type { Database } from '../../infra/db/schema.js';
 import { dialectOf } from '../../infra/db/util.js';
@@ -68,12 +69,18 @@ export async function loadCheckData(db: Kysely<Database>, list: Array<{ sender: 
     );
     for (const r of rows) data.verifiedDomains.add(`${r.account_id}|${r.name}`);
   }
-  for (const keys of chunks(uniq(list.flatMap((x) => x.message.recipients.map((r) => r.key))))) {
-    const rows = await selectRaw<{ server_id: number; stream_id: string; email: string }>(
-      db, d, `select "server_id", "stream_id", "email" from "suppressions" where "server_id" ${inServers} and "stream_id" ${inStreams} and "email" in (${placeholders(keys.length)})`, [...serverIds, ...streamIds, ...keys],
-    );
-    for (const r of rows) data.suppressed.add(`${r.server_id}|${r.stream_id}|${r.email}`);
-  }
+  // By address alone, through suppressions_email, and with index plans (planner.ts): with server and stream
+  // in the WHERE, PostgreSQL without statistics reads the stream's whole list through suppressions_stream_time
+  // (issue 20, item 4). An address suppressed in other servers' streams comes back too and is left out here.
+  const wanted = new Set(serverIds);
+  await withIndexPlans(db, async (q) => {
+    for (const keys of chunks(uniq(list.flatMap((x) => x.message.recipients.map((r) => r.key))))) {
+      const rows = await selectRaw<{ server_id: number; stream_id: string; email: string }>(
+        q, d, `select "server_id", "stream_id", "email" from "suppressions" where "email" in (${placeholders(keys.length)})`, keys,
+      );
+      for (const r of rows) if (wanted.has(Number(r.server_id))) data.suppressed.add(`${r.server_id}|${r.stream_id}|${r.email}`);
+    }
+  });
   return data;
 }
 

@@ -9,7 +9,7 @@
 import type { SelectQueryBuilder } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { SEARCH_WINDOW } from './counting.js';
-import type { Cursor, MessageSearch } from './search.js';
+import type { Cursor, MessageSearch } from './search-query.js';
 import { ITEM_COLUMNS, type MessageRow } from './view.js';
 
 type Query = SelectQueryBuilder<any, any, any>;

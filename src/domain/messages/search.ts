@@ -14,33 +14,9 @@ import { parseFilterDate } from '../../infra/time.js';
 import { countCapped } from './counting.js';
 import { recipientThenMessages } from './search-recipient-first.js';
 import { ITEM_COLUMNS, messageItem, recipientsOf, type MessageRow } from './view.js';
+import type { MessageSearch } from './search-query.js';
 
-export interface MessageSearch {
-  count: number;
-  offset: number;
-  recipient?: string;
-  fromemail?: string;
-  tag?: string;
-  status?: string;
-  subject?: string;
-  fromdate?: string;
-  todate?: string;
-  messagestream?: string;
-  /** metadata_<key>=<value> filters, keys as given. */
-  metadata?: Record<string, string>;
-  /** Keyset paging (the console): only messages older than this (received_at, id) ... */
-  before?: Cursor;
-  /** ... or newer than this one (new arrivals since a page was shown). */
-  after?: Cursor;
-  /** false: skip TotalCount (answered as -1). The console pages by keyset and does not show it; counting
-   * the matches of a filter no index answers (metadata) costs far more than the page itself. */
-  withTotal?: boolean;
-}
-
-export interface Cursor {
-  at: number;
-  id: string;
-}
+export type { Cursor, MessageSearch } from './search-query.js';
 
 /** Row-value comparison, answered from the same (…, received_at, id) indexes as the ordering. */
 function keyset(at: Expression<any>, id: Expression<any>, q: MessageSearch): RawBuilder<SqlBool>[] {
