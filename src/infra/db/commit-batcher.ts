@@ -18,6 +18,7 @@
 // (domain/delivery/outcome-batcher.ts) and the webhook-outcome batcher (domain/webhooks/outcome-writer.ts).
 import type { Kysely } from 'kysely';
 import type { Logger } from '../logger.js';
+import { withConflictRetry } from './conflict-retry.js';
 import type { Database } from './schema.js';
 
 interface Pending<T, R> {
@@ -168,7 +169,8 @@ export class CommitBatcher<T, R = void> {
 /** The usual commit: `apply` writes the group inside one database transaction. */
 export function inTransaction<T>(db: Kysely<Database>, apply: (trx: Kysely<Database>, items: T[]) => Promise<void>): (items: T[]) => Promise<void[]> {
   return async (items) => {
-    await db.transaction().execute((trx) => apply(trx, items));
+    // A conflict abort (deadlock, a partition being attached) says nothing about the items: run it again.
+    await withConflictRetry(() => db.transaction().execute((trx) => apply(trx, items)));
     return items.map(() => undefined);
   };
 }

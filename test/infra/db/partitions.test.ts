@@ -135,6 +135,18 @@ describe('partitions made ahead', { skip: PG_ONLY }, () => {
     assert.equal(await createPartitionsAhead(db, day), 0, 'nothing left to make');
   });
 
+  it('leaves a day whose rows already sit in the default partition to the next days (no move under live traffic)', async () => {
+    const today = day + 20 * DAY_MS;
+    const id = newMessageId(today + 1000);
+    await db.insertInto('messages').values(message(id, 1, today + 1000)).execute();
+    const made = await createPartitionsAhead(db, today + 2000, 1);
+    assert.equal(made, 5 + 6, 'today for the five tables with no row of it in their default partition, and the next day for all six');
+    assert.equal(await tableExists(db, partitionName('messages', today)), false);
+    assert.ok(await tableExists(db, partitionName('message_recipients', today)));
+    assert.ok(await tableExists(db, partitionName('messages', today + DAY_MS)));
+    assert.equal(await partitionOf(db, 'messages', `id = '${id}'`), 'messages_default', 'the row stays where it is');
+  });
+
   it('moves rows of that day out of the default partition when it makes a day late', async () => {
     const late = day - 3 * DAY_MS;
     const id = newMessageId(late + 1000);
