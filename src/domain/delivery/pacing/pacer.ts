@@ -11,7 +11,6 @@
 import type { AppContext } from '../../../context.js';
 import type { Clock } from '../../../infra/clock.js';
 import type { Logger } from '../../../infra/logger.js';
-import type { SendResult } from '../transport.js';
 import { afterDeliveries, afterThrottle, connectionsAllowed, DEFAULT_PACE_LIMITS, intervalMs, type PaceLimits } from './pace.js';
 import { PaceStore, type PaceStateStore } from './store.js';
 import { destinationSignal, sameReplyKey, type Attempt } from './signals.js';
@@ -21,7 +20,7 @@ export interface PaceTicket {
   destination: string;
   admittedAt: number;
   /** Hands the connection back and learns from the replies (throttled: slow down; delivered: recover). */
-  done(results: SendResult[]): Promise<void>;
+  done(results: readonly Attempt[]): Promise<void>;
 }
 
 export type Admission = { ok: true; ticket: PaceTicket } | { ok: false; until: number; reason: 'paused' | 'rate' };
@@ -140,7 +139,7 @@ export class Pacer {
     return { ok: true, ticket };
   }
 
-  private async learn(destination: string, l: Local, admittedAt: number, results: SendResult[]): Promise<void> {
+  private async learn(destination: string, l: Local, admittedAt: number, results: readonly Attempt[]): Promise<void> {
     const { store, limits, clock, logger } = this.o;
     const delivered = results.filter((r) => r.ok).length;
     const now = clock.now();
@@ -170,7 +169,7 @@ export class Pacer {
    * When no result slows the destination by itself: a recipient's deferral that makes the same reply for
    * SAME_REPLY_RECIPIENTS distinct recipients of this destination within the window (window.ts) does.
    */
-  private sameReplyFor(l: Local, results: SendResult[], now: number): { attempt: Attempt; why: string } | null {
+  private sameReplyFor(l: Local, results: readonly Attempt[], now: number): { attempt: Attempt; why: string } | null {
     for (const r of results) {
       const key = sameReplyKey(r);
       if (key && !r.ok && r.exchange && l.deferrals.note(key, r.exchange.to, now)) return { attempt: r, why: `the same reply for ${SAME_REPLY_RECIPIENTS} recipients` };
