@@ -26,6 +26,8 @@ export interface SmtpSink {
   dropData: Set<string>;
   /** Connections cut so far because of dropData. */
   dropped: number;
+  /** Cuts every open connection (as a restarting server would): clients' pooled sessions are gone. */
+  cutConnections(): void;
   close(): Promise<void>;
 }
 
@@ -39,8 +41,11 @@ export async function startSmtpSink(o: { auth?: { user: string; pass: string }; 
     holdData: null,
     dropData: new Set(),
     dropped: 0,
+    cutConnections: () => {},
     close: async () => {},
   };
+  // smtp-server keeps its connections in a set that its typings do not show.
+  const connections = () => (server as unknown as { connections: Set<{ session: unknown; _socket: { destroy(): void } }> }).connections;
   const smtpError = (r: { code: number; message: string }) => Object.assign(new Error(r.message), { responseCode: r.code });
   const server = new SMTPServer({
     secure: false,
@@ -60,11 +65,9 @@ export async function startSmtpSink(o: { auth?: { user: string; pass: string }; 
     },
     onData(stream, session, cb) {
       if (session.envelope.rcptTo.some((r) => sink.dropData.has(r.address.toLowerCase()))) {
-        // smtp-server keeps its connections in a set that its typings do not show.
-        const conns = (server as unknown as { connections: Set<{ session: unknown; _socket: { destroy(): void } }> }).connections;
         stream.once('data', () => {
           sink.dropped++;
-          [...conns].find((c) => c.session === session)?._socket.destroy();
+          [...connections()].find((c) => c.session === session)?._socket.destroy();
         });
         return;
       }
@@ -92,6 +95,9 @@ export async function startSmtpSink(o: { auth?: { user: string; pass: string }; 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const addr = server.server.address();
   sink.port = typeof addr === 'object' && addr ? addr.port : 0;
+  sink.cutConnections = () => {
+    for (const c of connections()) c._socket.destroy();
+  };
   sink.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   return sink;
 }

@@ -129,7 +129,7 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
     // schedule, given up as a SoftBounce at the maximum age, and visible as Transient events meanwhile.
     ctx.logger.error({ err, messageId: msg.id }, 'delivery: composing the message failed');
     const reply = localReply(451, '4.3.0', `Local error composing the message: ${err instanceof Error ? err.message : String(err)}`);
-    results = pending.map(() => ({ ok: false, reply, server: 'localhost', ip: '', network: true }));
+    results = pending.map(() => ({ ok: false, reply, server: 'localhost', ip: '', network: true, stage: 'local' }));
   }
   release();
   const took = performance.now() - t0;

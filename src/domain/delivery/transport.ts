@@ -8,6 +8,8 @@ import { connectFailureResult, refusedRecord, sessionRecord, type TlsRecord } fr
 import type { IpPool } from './ip-pools/parse.js';
 import { resolveTargets, RoutingError, type SmtpTarget } from './targets.js';
 import type { SmtpFailure, SmtpPool, SmtpSession } from './smtp-pool.js';
+import { commandStage, sessionFailureStage, type FailureStage } from './failure-stage.js';
+import { slowsDestination } from './pacing/signals.js';
 import { isThrottling, notAttempted } from './pacing/throttle.js';
 
 export interface Envelope {
@@ -19,8 +21,12 @@ export interface Envelope {
 export type SendResult =
   /** The server took responsibility for the message (2xx after DATA). */
   | { ok: true; reply: SmtpReply; server: string; ip: string; tls?: TlsRecord }
-  /** A reply refused it (4xx/5xx), or no server could be reached (reply written locally, network: true). */
-  | { ok: false; reply: SmtpReply; server: string; ip: string; network: boolean; exchange?: SmtpExchange; tls?: TlsRecord };
+  /**
+   * A reply refused it (4xx/5xx), or no server could be reached (reply written locally, network: true).
+   * `stage`: where it failed (failure-stage.ts), which tells pacing one recipient's deferral from trouble
+   * with the destination; set by the transport on every failure.
+   */
+  | { ok: false; reply: SmtpReply; server: string; ip: string; network: boolean; stage?: FailureStage; exchange?: SmtpExchange; tls?: TlsRecord };
 
 /** What was said in a refused SMTP transaction, kept as the bounce's dump (smtp-transcript.ts). */
 export interface SmtpExchange {
@@ -54,15 +60,19 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
     targets = await resolveTargets(ctx, domain);
   } catch (err) {
     const r = err instanceof RoutingError ? err : new RoutingError(describe(err), localReply(451, '4.4.3', describe(err)), false);
-    return items.map(() => ({ ok: false, reply: r.reply, server: domain, ip: '', network: !r.permanent, tls: r.tls }));
+    return items.map(() => ({ ok: false, reply: r.reply, server: domain, ip: '', network: !r.permanent, stage: 'local', tls: r.tls }));
   }
   let lastError = 'no mail host could be reached';
   let lastServer = domain;
   let lastIp = '';
+  /** Where the last failure to reach a host happened: what the items no host took are attributed to. */
+  let lastStage: FailureStage = 'connect';
   /** The TLS requirement of an MTA-STS policy refused the last host tried: the deferral says so (4.7.x). */
   let tlsRefusal: { reply: SmtpReply; tls: TlsRecord } | null = null;
-  // A throttling reply (pacing/throttle.ts) to a transaction stops this delivery: the rest is not tried now.
-  // One to the greeting lets the next host be tried (RFC 5321 5.1), and answers for the items none took.
+  // A transaction's reply that slows the whole destination (pacing/signals.ts: a 421, a throttle at MAIL FROM,
+  // one about the sending side) stops this delivery: the rest is not tried now. One recipient's deferral
+  // (e.g. a greylisting "451 4.7.1 Try again later" to its RCPT TO) does not: the next recipient goes on.
+  // A throttling greeting lets the next host be tried (RFC 5321 5.1), and answers for the items none took.
   let throttled: { target: SmtpTarget; reply: SmtpReply; greeting: boolean } | null = null;
   for (const target of targets) {
     if ((throttled && !throttled.greeting) || results.every((r) => r !== undefined)) break;
@@ -73,6 +83,7 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
       lastError = describe(err);
       lastServer = target.serverName;
       lastIp = target.host;
+      lastStage = sessionFailureStage(err);
       if (isThrottling((err as SmtpFailure).reply)) throttled = { target, reply: (err as SmtpFailure).reply!, greeting: true };
       // Kept over later plain connection failures: the policy refusal is what the sender needs to see.
       const refusal = target.requireTls ? tlsRefused(target, err) : null;
@@ -100,8 +111,9 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
           ctx.metrics.smtpTransactionSeconds.observe({ outcome: e.reply?.code ? 'refused' : 'failed' }, (performance.now() - t0) / 1000);
           if (e.reply?.code) {
             const exchange = { from: it.from, to: it.to, command: e.command ?? 'DATA' };
-            results[i] = { ok: false, reply: e.reply, server: target.serverName, ip: target.host, network: false, exchange, tls: sessionRecord(target.sts, session.conn.tls) };
-            if (isThrottling(e.reply)) throttled = { target, reply: e.reply, greeting: false };
+            const refused: SendResult = { ok: false, reply: e.reply, server: target.serverName, ip: target.host, network: false, stage: commandStage(e.command), exchange };
+            results[i] = { ...refused, tls: sessionRecord(target.sts, session.conn.tls) };
+            if (slowsDestination(refused)) throttled = { target, reply: e.reply, greeting: false };
             await session.reset();
             if (!session.broken && !throttled) continue;
             break;
@@ -118,7 +130,9 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
             // A fresh connection was cut during this item's transaction. Only that transaction failed (it may
             // be what trips the peer: its size, a filter that crashes on it), so it alone gets a transient
             // failure and goes back on the retry schedule; the items after it go on at once.
-            results[i] = { ok: false, reply: localReply(451, '4.4.2', lastError), server: target.serverName, ip: target.host, network: true };
+            results[i] = { ok: false, reply: localReply(451, '4.4.2', lastError), server: target.serverName, ip: target.host, network: true, stage: 'cut' };
+            // A host that cuts every fresh connection: what it was not given is a dropped connection's.
+            lastStage = 'connect';
             if (redials >= MAX_REDIALS_PER_TARGET) break;
             redials++;
           }
@@ -129,6 +143,7 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
             held = true;
           } catch (err2) {
             lastError = describe(err2);
+            lastStage = sessionFailureStage(err2);
             break;
           }
         }
@@ -139,7 +154,8 @@ export async function deliverToDomain(ctx: AppContext, pool: SmtpPool, domain: s
   }
   if (throttled) return results.map((r) => r ?? notAttempted(throttled, results.some((x) => x !== undefined)));
   return results.map(
-    (r) => r ?? { ok: false, reply: tlsRefusal?.reply ?? localReply(451, '4.4.1', lastError), server: lastServer, ip: lastIp, network: true, tls: tlsRefusal?.tls },
+    (r) =>
+      r ?? { ok: false, reply: tlsRefusal?.reply ?? localReply(451, '4.4.1', lastError), server: lastServer, ip: lastIp, network: true, stage: tlsRefusal ? 'local' : lastStage, tls: tlsRefusal?.tls },
   );
 }
 

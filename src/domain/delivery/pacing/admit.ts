@@ -5,12 +5,12 @@
 import type { AppContext } from '../../../context.js';
 import { deferJob } from '../../../infra/jobs/defer.js';
 import type { Job } from '../../../infra/jobs/types.js';
-import type { SendResult } from '../transport.js';
 import type { Pacer } from './pacer.js';
+import type { Attempt } from './signals.js';
 
 export interface PacingPass {
   /** Call once the SMTP work is done, with its results. */
-  done(results: SendResult[]): Promise<void>;
+  done(results: readonly Attempt[]): Promise<void>;
 }
 
 const UNPACED: PacingPass = { done: async () => {} };

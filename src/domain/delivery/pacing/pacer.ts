@@ -1,8 +1,9 @@
 // Per-destination pacing in one worker process: lets a delivery job through to its destination, or says
 // until when it must wait. A destination is the recipient domain (the job's group, so deciding needs no DNS
 // look-up; a provider that throttles answers for the domains it hosts one by one), or the relay when one is
-// configured (a relay that throttles slows all mail through it; its connections are not capped here,
-// MAILROOM_DELIVERY_CONCURRENCY does that).
+// configured (a relay whose own signals say to slow down slows all mail through it; its connections are not
+// capped here, MAILROOM_DELIVERY_CONCURRENCY does that). What slows a destination, and what is only one
+// recipient's deferral, is signals.ts's to say.
 //
 // What is shared between processes is the throttling state (store.ts). The connection cap, the
 // messages-a-minute spacing and the count of what was sent are per process: N worker processes may send N
@@ -10,16 +11,16 @@
 import type { AppContext } from '../../../context.js';
 import type { Clock } from '../../../infra/clock.js';
 import type { Logger } from '../../../infra/logger.js';
-import type { SendResult } from '../transport.js';
 import { afterDeliveries, afterThrottle, connectionsAllowed, DEFAULT_PACE_LIMITS, intervalMs, type PaceLimits } from './pace.js';
 import { PaceStore, type PaceStateStore } from './store.js';
-import { isThrottling } from './throttle.js';
+import { destinationSignal, sameReplyKey, type Attempt } from './signals.js';
+import { SAME_REPLY_RECIPIENTS, SameReplyWindow } from './window.js';
 
 export interface PaceTicket {
   destination: string;
   admittedAt: number;
   /** Hands the connection back and learns from the replies (throttled: slow down; delivered: recover). */
-  done(results: SendResult[]): Promise<void>;
+  done(results: readonly Attempt[]): Promise<void>;
 }
 
 export type Admission = { ok: true; ticket: PaceTicket } | { ok: false; until: number; reason: 'paused' | 'rate' };
@@ -36,6 +37,8 @@ interface Local {
   count: number;
   previous: number;
   usedAt: number;
+  /** Throttling-looking deferrals of single recipients lately: the same one for many slows the destination. */
+  deferrals: SameReplyWindow;
 }
 
 const MINUTE = 60_000;
@@ -57,7 +60,7 @@ export class Pacer {
   private entry(destination: string, now: number): Local {
     let l = this.local.get(destination);
     if (!l) {
-      l = { inUse: 0, waiting: [], nextAt: 0, reservations: new Map(), minute: Math.floor(now / MINUTE), count: 0, previous: 0, usedAt: now };
+      l = { inUse: 0, waiting: [], nextAt: 0, reservations: new Map(), minute: Math.floor(now / MINUTE), count: 0, previous: 0, usedAt: now, deferrals: new SameReplyWindow() };
       this.local.set(destination, l);
     }
     l.usedAt = now;
@@ -136,18 +139,22 @@ export class Pacer {
     return { ok: true, ticket };
   }
 
-  private async learn(destination: string, l: Local, admittedAt: number, results: SendResult[]): Promise<void> {
+  private async learn(destination: string, l: Local, admittedAt: number, results: readonly Attempt[]): Promise<void> {
     const { store, limits, clock, logger } = this.o;
-    const throttle = results.find((r) => !r.ok && !r.network && isThrottling(r.reply));
     const delivered = results.filter((r) => r.ok).length;
     const now = clock.now();
+    const signal = destinationSignal(results) ?? this.sameReplyFor(l, results, now);
     try {
-      if (throttle) {
+      if (signal) {
+        const text = signal.attempt.reply.text;
         const sentLastMinute = this.sentPerMinute(l, now);
         const before = await store.get(destination, now);
-        const s = await store.update(destination, now, (st) => afterThrottle(st, limits, { now, admittedAt, sentLastMinute, reply: throttle.reply.text }));
+        const s = await store.update(destination, now, (st) => afterThrottle(st, limits, { now, admittedAt, sentLastMinute, reply: text }));
         if (s && s !== before && s.updatedAt === now) {
-          logger.warn({ destination, reply: throttle.reply.text, pausedUntil: new Date(s.pausedUntil).toISOString(), ratePerMinute: s.ratePerMinute, strikes: s.strikes }, 'delivery: destination throttles, slowing down');
+          logger.warn(
+            { destination, reply: text, why: signal.why, pausedUntil: new Date(s.pausedUntil).toISOString(), ratePerMinute: s.ratePerMinute, strikes: s.strikes },
+            'delivery: destination throttles, slowing down',
+          );
         }
       } else if (delivered > 0 && (await store.get(destination, now))) {
         const s = await store.update(destination, now, (st) => afterDeliveries(st, delivered, now, admittedAt));
@@ -156,6 +163,18 @@ export class Pacer {
     } catch (err) {
       logger.warn({ err, destination }, 'delivery: could not record the pace of a destination');
     }
+  }
+
+  /**
+   * When no result slows the destination by itself: a recipient's deferral that makes the same reply for
+   * SAME_REPLY_RECIPIENTS distinct recipients of this destination within the window (window.ts) does.
+   */
+  private sameReplyFor(l: Local, results: readonly Attempt[], now: number): { attempt: Attempt; why: string } | null {
+    for (const r of results) {
+      const key = sameReplyKey(r);
+      if (key && !r.ok && r.exchange && l.deferrals.note(key, r.exchange.to, now)) return { attempt: r, why: `the same reply for ${SAME_REPLY_RECIPIENTS} recipients` };
+    }
+    return null;
   }
 
   /** Forgets destinations not used for ten minutes (nothing in flight, no reservation still ahead). */

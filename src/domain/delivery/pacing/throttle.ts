@@ -1,5 +1,6 @@
-// Whether an SMTP reply says "you are sending too much, slow down" about the whole destination, rather than
-// something about one recipient. Pure.
+// Whether an SMTP reply looks like "you are sending too much, slow down", rather than a refusal for some
+// other reason. Pure. Whether it slows the whole destination or defers one recipient depends also on where
+// it was said (signals.ts): this only says what the reply looks like.
 //
 // - 421: the server is closing the channel (RFC 5321 3.8, 4.2.2), whatever it gives as the reason: going on
 //   at once would only open new connections to be closed again.
@@ -27,14 +28,14 @@ export function isThrottling(reply: SmtpReply | undefined | null): boolean {
 
 /**
  * The result of an item not tried because its destination throttled: the server's own reply when it refused
- * the connection itself (at the greeting: it answered for every item), else a local "not attempted" that
- * names it (and is no throttling reply itself, so pacing counts the throttle once).
+ * the session itself (at the greeting: it answered for every item), else a local "not attempted" that
+ * names it (stage 'local', so pacing counts the throttle once).
  */
 export function notAttempted(
   t: { target: { serverName: string; host: string }; reply: SmtpReply; greeting: boolean },
   anyTried: boolean,
-): { ok: false; reply: SmtpReply; server: string; ip: string; network: boolean } {
+): { ok: false; reply: SmtpReply; server: string; ip: string; network: boolean; stage: 'session' | 'local' } {
   const where = { server: t.target.serverName, ip: t.target.host };
-  if (t.greeting && !anyTried) return { ok: false, reply: t.reply, ...where, network: false };
-  return { ok: false, reply: localReply(451, '4.4.5', `Not attempted: ${t.target.serverName} asked to slow down`), ...where, network: true };
+  if (t.greeting && !anyTried) return { ok: false, reply: t.reply, ...where, network: false, stage: 'session' };
+  return { ok: false, reply: localReply(451, '4.4.5', `Not attempted: ${t.target.serverName} asked to slow down`), ...where, network: true, stage: 'local' };
 }
