@@ -11,6 +11,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { SMTPServer, SMTPServerOptions, SMTPServerSession } from 'smtp-server';
 import type { SmtpSlotLimits } from '../config.js';
 import type { Clock } from '../infra/clock.js';
+import type { Logger } from '../infra/logger.js';
 
 /** How often open connections are checked against their deadlines; a deadline is kept to within this. */
 const SWEEP_MS = 1000;
@@ -55,6 +56,7 @@ export class ClientSlots {
   constructor(
     private readonly limits: SmtpSlotLimits,
     private readonly clock: Clock,
+    private readonly log: Logger,
   ) {}
 
   /** `options` with the hooks that count slots and progress around the listener's own. */
@@ -124,15 +126,11 @@ export class ClientSlots {
     }
   }
 
-  /** Connections open from the client of `address` (for tests and logs). */
-  openFrom(address: string): number {
-    return this.perClient.get(clientKey(address)) ?? 0;
-  }
-
   private admit(session: SMTPServerSession): Error | null {
     const client = clientKey(session.remoteAddress);
     const open = this.perClient.get(client) ?? 0;
     if (open >= this.limits.maxPerClient) {
+      this.log.info({ event: 'smtp-slot', client, reason: 'per-client' }, 'connection refused: too many from one client');
       return refusal(`Too many connections from your address (at most ${this.limits.maxPerClient} at once); close one and try again later`);
     }
     const now = this.clock.now();
@@ -172,8 +170,10 @@ export class ClientSlots {
       for (const conn of server.connections) {
         const slot = this.slots.get(conn.session);
         const why = slot && this.expired(slot, now);
+        if (!why) continue;
+        this.log.info({ event: 'smtp-slot', client: slot.client, reason: why }, 'connection closed by a limit');
         // 421 closes the connection (smtp-server), which frees the slot through onClose.
-        if (why) conn.send(421, `4.7.0 ${why}`, false);
+        conn.send(421, `4.7.0 ${why}`, false);
       }
     }
   }

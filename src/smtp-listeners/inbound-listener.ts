@@ -39,7 +39,7 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
   const mailboxes = new WeakMap<SMTPServerSession, InboundMailbox[]>();
   const writer = new InboundWriter(ctx);
   // Per-client connection limits and deadlines that NOOP does not extend (client-slots.ts).
-  const slots = new ClientSlots(ctx.config.inboundSlots, ctx.clock);
+  const slots = new ClientSlots(ctx.config.inboundSlots, ctx.clock, log);
 
   const server = new SMTPServer(slots.options({
     name: ctx.config.returnPathDomain,

@@ -81,7 +81,7 @@ export async function startSubmissionListener(ctx: AppContext): Promise<Submissi
   const guard = new AuthGuard(ctx, cfg.maxAuthFailures);
   // Per-client connection limits, deadlines NOOP does not extend, and a short time to AUTH (client-slots.ts);
   // one set for both ports, so a client's connections to either count together.
-  const slots = new ClientSlots(cfg.slots, ctx.clock);
+  const slots = new ClientSlots(cfg.slots, ctx.clock, log);
   const mayAuth = (secure: boolean, remoteAddress: string | undefined) => secure || cfg.allowInsecureAuth || isLoopback(remoteAddress);
 
   const options = (secure: boolean): SMTPServerOptions => ({
