@@ -108,15 +108,18 @@ export async function startSubmissionListener(ctx: AppContext): Promise<Submissi
         // RFC 4954 6: 538 5.7.11 encryption required for the requested authentication mechanism.
         return cb(reply({ code: 538, message: '5.7.11 Encryption required: use STARTTLS (or the implicit-TLS port) before AUTH' }));
       }
-      (async (): Promise<SmtpReply | null> => {
+      // A client address over its failure limit is refused unchecked; failures close the connection (auth-guard.ts).
+      (async (): Promise<SendAuth | SmtpReply> => {
         const throttled = await guard.refusal(session);
         if (throttled) return throttled;
         const r = await authorizeSubmission(ctx, tokens, auth.username ?? '', auth.password ?? '');
-        if (!r.ok) return guard.failed(session, authRefusal(r.reason), r.reason === 'bad-token');
-        auths.set(session, r.auth);
-        return null;
+        return r.ok ? r.auth : guard.failed(session, authRefusal(r.reason), r.reason === 'bad-token');
       })().then(
-        (refused) => (refused ? cb(reply(refused)) : cb(null, { user: auths.get(session)!.serverId })),
+        (out) => {
+          if ('code' in out) return cb(reply(out));
+          auths.set(session, out);
+          cb(null, { user: out.serverId });
+        },
         (err) => {
           log.error({ err }, 'token lookup failed');
           cb(reply({ code: 454, message: '4.7.0 Temporary authentication failure, try again later' }));
