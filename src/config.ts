@@ -41,6 +41,22 @@ export interface SubmissionConfig {
   tls: InboundTls | null;
   /** MAILROOM_SUBMISSION_ALLOW_INSECURE_AUTH: AUTH in clear text from non-loopback clients. */
   allowInsecureAuth: boolean;
+  /** MAILROOM_SUBMISSION_MAX_CLIENT_CONNECTIONS, _IDLE_SECONDS, _SESSION_SECONDS, _AUTH_SECONDS. */
+  slots: SmtpSlotLimits;
+  /** MAILROOM_SUBMISSION_MAX_AUTH_FAILURES: failed AUTH per client address in 15 minutes before AUTH is refused unchecked; 0: no limit. */
+  maxAuthFailures: number;
+}
+
+/** How long and how many connections one client may hold on an SMTP listener (smtp-listeners/client-slots.ts). */
+export interface SmtpSlotLimits {
+  /** Connections at once from one client address (IPv6: one /64). */
+  maxPerClient: number;
+  /** A connection without progress (an accepted MAIL, RCPT, DATA or AUTH) for this long is closed. */
+  idleMs: number;
+  /** A connection is closed this long after it opened, whatever it does. */
+  sessionMs: number;
+  /** A connection not authenticated this long after it opened is closed; null: AUTH is not expected. */
+  authMs: number | null;
 }
 
 export interface Config {
@@ -56,6 +72,8 @@ export interface Config {
   inboundSmtpPort: number;
   /** MAILROOM_INBOUND_TLS_CERT / _KEY; null: the listener offers no STARTTLS. */
   inboundTls: InboundTls | null;
+  /** MAILROOM_INBOUND_SMTP_MAX_CLIENT_CONNECTIONS, _IDLE_SECONDS, _SESSION_SECONDS. */
+  inboundSlots: SmtpSlotLimits;
   /** MAILROOM_INBOUND_DOMAIN: servers' inbound addresses are <InboundHash>[+<MailboxHash>]@this domain. */
   inboundDomain: string;
   /** MAILROOM_SPAMD (host:port of a SpamAssassin spamd); null: inbound mail gets no spam score. */
@@ -268,6 +286,21 @@ function parseSubmission(env: Env): SubmissionConfig {
     tlsPort,
     tls,
     allowInsecureAuth: bool(env, 'MAILROOM_SUBMISSION_ALLOW_INSECURE_AUTH', false),
+    slots: {
+      ...smtpSlots(env, 'MAILROOM_SUBMISSION', { maxPerClient: 50, idle: 300, session: 1800 }),
+      authMs: int(env, 'MAILROOM_SUBMISSION_AUTH_SECONDS', 30, 1, 3600) * 1000,
+    },
+    maxAuthFailures: int(env, 'MAILROOM_SUBMISSION_MAX_AUTH_FAILURES', 20, 0, 100_000),
+  };
+}
+
+/** <prefix>_MAX_CLIENT_CONNECTIONS, _IDLE_SECONDS and _SESSION_SECONDS of an SMTP listener. */
+function smtpSlots(env: Env, prefix: string, d: { maxPerClient: number; idle: number; session: number }): SmtpSlotLimits {
+  return {
+    maxPerClient: int(env, `${prefix}_MAX_CLIENT_CONNECTIONS`, d.maxPerClient, 1, 100_000),
+    idleMs: int(env, `${prefix}_IDLE_SECONDS`, d.idle, 1, 86_400) * 1000,
+    sessionMs: int(env, `${prefix}_SESSION_SECONDS`, d.session, 1, 86_400) * 1000,
+    authMs: null,
   };
 }
 
@@ -373,6 +406,7 @@ function readConfig(env: Env): Config {
     inboundSmtpHost: str(env, 'MAILROOM_INBOUND_SMTP_HOST', '127.0.0.1'),
     inboundSmtpPort: int(env, 'MAILROOM_INBOUND_SMTP_PORT', 2525, 0, 65535),
     inboundTls: parseInboundTls(env),
+    inboundSlots: smtpSlots(env, 'MAILROOM_INBOUND_SMTP', { maxPerClient: 10, idle: 120, session: 600 }),
     inboundDomain: hostname(env, 'MAILROOM_INBOUND_DOMAIN', `inbound.${returnPathDomain}`),
     spamd: parseSpamd(env),
     dnsServers: parseDnsServers(env),

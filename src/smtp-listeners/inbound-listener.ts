@@ -11,6 +11,7 @@ import { takeInReport } from '../domain/inbound/intake.js';
 import { checkRecipient, type InboundTarget } from '../domain/inbound/recipients.js';
 import { findInboundMailbox, type InboundMailbox } from '../domain/inbound/inbound-address.js';
 import { InboundWriter, receiveInbound } from '../domain/inbound/receive.js';
+import { ClientSlots } from './client-slots.js';
 import { inboundTlsOptions } from './tls-options.js';
 
 /** A bounce with the original attached rarely exceeds a few hundred KB; 10 MB covers large originals. */
@@ -37,8 +38,10 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
   const targets = new WeakMap<SMTPServerSession, InboundTarget[]>();
   const mailboxes = new WeakMap<SMTPServerSession, InboundMailbox[]>();
   const writer = new InboundWriter(ctx);
+  // Per-client connection limits and deadlines that NOOP does not extend (client-slots.ts).
+  const slots = new ClientSlots(ctx.config.inboundSlots, ctx.clock, log);
 
-  const server = new SMTPServer({
+  const server = new SMTPServer(slots.options({
     name: ctx.config.returnPathDomain,
     banner: 'mailroom inbound',
     // Reports arrive from MTAs without authentication. STARTTLS is offered only with a configured
@@ -125,7 +128,8 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
         );
       });
     },
-  });
+  }));
+  slots.attach(server);
   server.on('error', (err) => log.warn({ err }, 'inbound SMTP error'));
 
   await new Promise<void>((resolve, reject) => {

@@ -13,7 +13,9 @@ import { authorizeSubmission } from '../domain/submission/authorize.js';
 import { submitMessage } from '../domain/submission/submit.js';
 import { TokenResolver } from '../domain/tokens/token-resolver.js';
 import { AddressError, parseSingleMailbox } from '../infra/mime/address.js';
-import { refusalReply, TEMPORARY_FAILURE, type SmtpReply } from './submission-replies.js';
+import { AuthGuard } from './auth-guard.js';
+import { ClientSlots } from './client-slots.js';
+import { authRefusal, refusalReply, TEMPORARY_FAILURE, type SmtpReply } from './submission-replies.js';
 import { inboundTlsOptions } from './tls-options.js';
 
 /**
@@ -76,6 +78,10 @@ export async function startSubmissionListener(ctx: AppContext): Promise<Submissi
   const log = ctx.logger.child({ component: 'submission-smtp' });
   const tokens = new TokenResolver(ctx.db);
   const auths = new WeakMap<SMTPServerSession, SendAuth>();
+  const guard = new AuthGuard(ctx, cfg.maxAuthFailures);
+  // Per-client connection limits, deadlines NOOP does not extend, and a short time to AUTH (client-slots.ts);
+  // one set for both ports, so a client's connections to either count together.
+  const slots = new ClientSlots(cfg.slots, ctx.clock, log);
   const mayAuth = (secure: boolean, remoteAddress: string | undefined) => secure || cfg.allowInsecureAuth || isLoopback(remoteAddress);
 
   const options = (secure: boolean): SMTPServerOptions => ({
@@ -102,19 +108,17 @@ export async function startSubmissionListener(ctx: AppContext): Promise<Submissi
         // RFC 4954 6: 538 5.7.11 encryption required for the requested authentication mechanism.
         return cb(reply({ code: 538, message: '5.7.11 Encryption required: use STARTTLS (or the implicit-TLS port) before AUTH' }));
       }
-      authorizeSubmission(ctx, tokens, auth.username ?? '', auth.password ?? '').then(
-        (r) => {
-          if (r.ok) {
-            auths.set(session, r.auth);
-            return cb(null, { user: r.auth.serverId });
-          }
-          if (r.reason === 'smtp-off') {
-            return cb(reply({ code: 535, message: "5.7.1 SMTP is not activated for this server: set 'SmtpApiActivated' to true (PUT /server), or send through the HTTP API" }));
-          }
-          if (r.reason === 'account-token') {
-            return cb(reply({ code: 535, message: '5.7.8 An account token cannot send mail: authenticate with a server token (as user name and password)' }));
-          }
-          cb(reply({ code: 535, message: '5.7.8 Authentication failed: the user name and password must be a valid server token' }));
+      // A client address over its failure limit is refused unchecked; failures close the connection (auth-guard.ts).
+      (async (): Promise<SendAuth | SmtpReply> => {
+        const throttled = await guard.refusal(session);
+        if (throttled) return throttled;
+        const r = await authorizeSubmission(ctx, tokens, auth.username ?? '', auth.password ?? '');
+        return r.ok ? r.auth : guard.failed(session, authRefusal(r.reason), r.reason === 'bad-token');
+      })().then(
+        (out) => {
+          if ('code' in out) return cb(reply(out));
+          auths.set(session, out);
+          cb(null, { user: out.serverId });
         },
         (err) => {
           log.error({ err }, 'token lookup failed');
@@ -170,7 +174,8 @@ export async function startSubmissionListener(ctx: AppContext): Promise<Submissi
 
   const servers: SMTPServer[] = [];
   const listen = async (port: number, secure: boolean): Promise<number> => {
-    const server = new SubmissionServer(options(secure), mayAuth);
+    const server = new SubmissionServer(slots.options(options(secure)), mayAuth);
+    slots.attach(server);
     server.on('error', (err) => log.warn({ err }, 'submission SMTP error'));
     servers.push(server);
     await new Promise<void>((resolve, reject) => {

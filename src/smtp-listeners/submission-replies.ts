@@ -38,3 +38,17 @@ export function refusalReply(errorCode: number, status: number, message: string)
 
 /** RFC 5321 4.2.5: a local failure answers 451, and the client keeps the message and tries again. */
 export const TEMPORARY_FAILURE: SmtpReply = { code: 451, message: '4.3.0 Temporary failure, the message was not stored; try again later' };
+
+/** The reply to credentials authorizeSubmission refused (RFC 4954 6: 535 5.7.8 invalid credentials). */
+export function authRefusal(reason: 'bad-token' | 'account-token' | 'smtp-off' | 'two-servers'): SmtpReply {
+  switch (reason) {
+    case 'smtp-off':
+      return { code: 535, message: "5.7.1 SMTP is not activated for this server: set 'SmtpApiActivated' to true (PUT /server), or send through the HTTP API" };
+    case 'account-token':
+      return { code: 535, message: '5.7.8 An account token cannot send mail: authenticate with a server token (as user name and password)' };
+    case 'two-servers':
+      return { code: 535, message: '5.7.8 The user name and the password are the tokens of two different servers: give the same server token in both' };
+    default:
+      return { code: 535, message: '5.7.8 Authentication failed: the user name and password must be a valid server token' };
+  }
+}

@@ -3,6 +3,7 @@
 // (x-pm-headers.ts). The result is the JSON form that prepareMessage validates, so every rule of the API
 // applies unchanged; the envelope is applied afterwards (applyEnvelope).
 import PostalMime, { type Address, type Attachment, type Email } from 'postal-mime';
+import { ApiError, ErrorCode } from '../errors.js';
 import { readPmHeaders } from './x-pm-headers.js';
 
 /** Headers that become API fields, that mailroom writes itself, or that only relays add (headers.ts refuses
@@ -28,6 +29,22 @@ export interface ParsedSubmission {
   cc: HeaderMailbox[];
   /** X-PM-KeepID: the client's Message-ID, kept on the delivered message; null: mailroom assigns one. */
   keepMessageId: string | null;
+}
+
+/** RFC 5322 3.6: fields a message has at most once. postal-mime would keep the first and drop the rest
+ * silently, so a message with two From would be delivered as from one of them. */
+const AT_MOST_ONCE = new Set(['from', 'sender', 'reply-to', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'in-reply-to', 'references']);
+
+function refuseRepeatedFields(headers: Email['headers']): void {
+  const seen = new Set<string>();
+  for (const h of headers) {
+    if (!AT_MOST_ONCE.has(h.key)) continue;
+    if (seen.has(h.key)) {
+      const name = h.originalKey || h.key;
+      throw new ApiError(ErrorCode.InvalidEmailRequest, `The message has more than one '${name}' header; RFC 5322 3.6 allows at most one.`);
+    }
+    seen.add(h.key);
+  }
 }
 
 /** Mailboxes of an address header, groups flattened (RFC 5322 3.4). */
@@ -56,6 +73,7 @@ function attachmentInput(a: Attachment, i: number): Record<string, unknown> {
 
 export async function parseSubmission(raw: Buffer): Promise<ParsedSubmission> {
   const email: Email = await PostalMime.parse(raw, { attachmentEncoding: 'base64' });
+  refuseRepeatedFields(email.headers);
   const pm = readPmHeaders(email.headers);
   const headers = email.headers
     .filter((h) => !isStructural(h.key))

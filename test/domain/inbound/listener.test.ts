@@ -161,20 +161,21 @@ describe('inbound SMTP listener: DSNs and complaints over real SMTP', () => {
 
   it('serves at most MAX_CLIENTS connections at once and answers the next with 421', async () => {
     const port = inboundSmtpPort(s.ctx)!;
-    const greet = () =>
+    // From ten loopback addresses, each under the per-client limit (smtp-listeners/client-slots.ts).
+    const greet = (i: number) =>
       new Promise<{ socket: Socket; banner: string }>((resolve, reject) => {
-        const socket = connect(port, '127.0.0.1');
+        const socket = connect({ port, host: '127.0.0.1', localAddress: `127.0.0.${10 + (i % 10)}` });
         socket.once('error', reject);
         socket.once('data', (d) => resolve({ socket, banner: d.toString() }));
       });
     const open: Socket[] = [];
     try {
-      const first = await Promise.all(Array.from({ length: MAX_CLIENTS }, () => greet()));
+      const first = await Promise.all(Array.from({ length: MAX_CLIENTS }, (_, i) => greet(i)));
       open.push(...first.map((c) => c.socket));
       for (const c of first) assert.match(c.banner, /^220 /);
-      const extra = await greet();
+      const extra = await greet(MAX_CLIENTS);
       open.push(extra.socket);
-      assert.match(extra.banner, /^421 /);
+      assert.match(extra.banner, /^421 .*Too many connected clients/);
     } finally {
       for (const c of open) c.destroy();
     }
