@@ -52,13 +52,13 @@ const SEGMENT = /^(?:@?[A-Za-z_$][\w$-]*|\d+)$/;
 function positionTracker(source: string): (offset: number) => { line: number; position: number } {
   let line = 1;
   let lineStart = 0;
-  let scanned = 0;
+  let next = source.indexOf('\n'); // the first newline not yet counted (-1: none left)
   return (offset) => {
-    for (let i = source.indexOf('\n', scanned); i !== -1 && i < offset; i = source.indexOf('\n', i + 1)) {
+    while (next !== -1 && next < offset) {
       line += 1;
-      lineStart = i + 1;
+      lineStart = next + 1;
+      next = source.indexOf('\n', next + 1);
     }
-    scanned = Math.max(scanned, offset);
     return { line, position: offset - lineStart + 1 };
   };
 }
