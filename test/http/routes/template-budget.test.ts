@@ -1,7 +1,8 @@
 // A template whose loops multiply (six nested {{#each}} over 30 items: 729 million iterations that print
 // nothing) is refused 422 with 1122 within a fraction of a second wherever a render runs, and /healthz keeps
 // answering meanwhile (domain/templates/render.ts, RenderBudget). Unbounded, one such request held the process
-// for 21-25 s. The time bounds here are generous for a loaded 2-core machine; the work itself is ~50 ms.
+// for 21-25 s. The wall-clock bounds here are generous for a loaded 2-core machine (the development machine ran
+// at a load of 20); the work itself is 10-75 ms of CPU.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addConfirmedSender } from '../../helpers/senders.js';
@@ -11,7 +12,7 @@ import { addUsers, ConsoleClient, VIEWER } from '../console/helpers.js';
 const FROM = 'loops@example.com';
 const LOOPS = '{{#each a}}'.repeat(6) + '{{/each}}'.repeat(6);
 const MODEL = { a: Array.from({ length: 30 }, (_, i) => i) };
-const BOUND_MS = 1000;
+const BOUND_MS = 3000;
 
 describe('render budget over HTTP', () => {
   let s: TestService;
