@@ -6,6 +6,7 @@ import { ApiError } from '../errors.js';
 import { commitUnits, failure, type SendUnit, type Slot } from './commit-units.js';
 import type { IdempotencyInput } from './idempotency.js';
 import { prepareMessage } from './validate.js';
+import { turnTaker } from '../templates/take-turns.js';
 import type { PreparedMessage, SendOutcome } from './types.js';
 
 export type { SendOutcome, SendResult } from './types.js';
@@ -38,14 +39,18 @@ export async function acceptMessages(ctx: AppContext, auth: SendAuth, inputs: un
   const sender = { accountId: auth.accountId, serverId: auth.serverId };
   // The key is looked up once, in the transaction that would store its answer (commit-units.ts).
   const idempotency = auth.testMode ? null : (opts.idempotency ?? null);
-  const slots: Slot[] = inputs.map((input) => {
+  const slots: Slot[] = [];
+  // A batch's TemplateModel renders run one after another: other requests get a turn between them.
+  const takeTurn = turnTaker();
+  for (const input of inputs) {
+    await takeTurn();
     try {
-      return { message: opts.prepare ? opts.prepare(input) : prepareMessage(input, { allowTemplateModel: opts.allowTemplateModel ?? false }) };
+      slots.push({ message: opts.prepare ? opts.prepare(input) : prepareMessage(input, { allowTemplateModel: opts.allowTemplateModel ?? false }) });
     } catch (err) {
-      if (err instanceof ApiError) return { outcome: failure(err) };
-      throw err;
+      if (err instanceof ApiError) slots.push({ outcome: failure(err) });
+      else throw err;
     }
-  });
+  }
   const unit: SendUnit = { sender, slots, idempotency };
   // Nothing to store: answered at once, unless a key may hold an earlier answer (or belong to another request).
   if (!idempotency && !slots.some((s) => 'message' in s)) return slots.map((s) => (s as { outcome: SendOutcome }).outcome);

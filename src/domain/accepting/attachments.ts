@@ -20,7 +20,10 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
  * `invoice.pdf.exe` nor `setup.exe.txt` (a double extension meant to mislead) gets through.
  */
 export function forbiddenExtension(name: string): string | null {
-  const cleaned = name.replace(/[.\s]+$/u, '');
+  // Counted from the end: /[.\s]+$/ would reread a long run of dots and blanks from each of its positions.
+  let end = name.length;
+  while (end > 0 && (name[end - 1] === '.' || /\s/.test(name[end - 1]!))) end--;
+  const cleaned = name.slice(0, end);
   const parts = cleaned.split('.').slice(1);
   for (const p of parts) {
     const ext = p.trim().toLowerCase();

@@ -9,6 +9,7 @@ import { acceptMessages, type SendAuth, type SendOutcome } from './accept.js';
 import type { IdempotencyInput } from './idempotency.js';
 import { failure } from './commit-units.js';
 import { loadTemplateForSending, renderStoredTemplate } from '../templates/render-message.js';
+import { turnTaker } from '../templates/take-turns.js';
 
 type Loaded = Awaited<ReturnType<typeof loadTemplateForSending>>;
 
@@ -50,7 +51,9 @@ export async function sendWithTemplates(ctx: AppContext, auth: SendAuth, inputs:
   const cache = new Map<string, Promise<Loaded>>();
   const outcomes: Array<SendOutcome | null> = [];
   const plain: unknown[] = [];
+  const takeTurn = turnTaker();
   for (const input of inputs) {
+    await takeTurn();
     try {
       plain.push(await renderOne(ctx, auth.serverId, input, cache));
       outcomes.push(null);

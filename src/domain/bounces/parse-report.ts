@@ -13,6 +13,7 @@ import type { RecipientResult } from './recipient-result.js';
 import { analysePlainBounce, looksLikeBounce, returnedCopy } from './plain-bounce.js';
 import { addressChange, listRequest } from './recipient-requests.js';
 import { field, parseFieldBlocks, parseFields, typedAddress, typedValue } from './report-fields.js';
+import { addressesIn } from './addresses-in.js';
 
 export type ReportKind = 'dsn' | 'arf' | 'bounce' | 'autoreply' | 'request' | 'unknown';
 
@@ -36,7 +37,6 @@ export interface ParsedReport {
 
 const DSN_TYPES = ['message/delivery-status', 'message/global-delivery-status'];
 const ORIGINAL_TYPES = ['message/rfc822', 'text/rfc822-headers', 'message/rfc822-headers', 'message/global', 'message/global-headers'];
-const ADDRESS = /[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+/gi;
 
 function text(a: Attachment | undefined): string {
   if (!a) return '';
@@ -51,7 +51,7 @@ function header(email: Email, name: string): string | null {
 function readOriginal(email: Email): OriginalMessage {
   const att = email.attachments.find((a) => ORIGINAL_TYPES.includes(a.mimeType));
   const fields = parseFields(att ? text(att) : returnedCopy(email.text ?? ''));
-  const to = (fields.get('to') ?? []).flatMap((v) => v.match(ADDRESS) ?? []);
+  const to = (fields.get('to') ?? []).flatMap((v) => addressesIn(v));
   return {
     // Replies and Exchange/Gmail NDRs also name the original in In-Reply-To/References (RFC 5322 3.6.4).
     messageId: field(fields, 'message-id') ?? header(email, 'in-reply-to') ?? header(email, 'references'),

@@ -11,8 +11,8 @@
 import type { Email } from 'postal-mime';
 import { isAutoReply } from './auto-reply.js';
 import { firstLine, replyText } from './reply-text.js';
+import { addressesIn } from './addresses-in.js';
 
-const ADDRESS = /[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+/gi;
 
 const CHANGE_SUBJECT =
   /\b(change of (e-?mail |mail )?address|(e-?mail |mail )?address (change|changed|update)|new (e-?mail |mail )?address|adress(ä|ae)nderung|neue e-?mail-?adresse|changement d'adresse( e-?mail)?|nouvelle adresse)\b/i;
@@ -36,14 +36,15 @@ export interface AddressChangeNotice {
 export function addressChange(email: Email, ignore: string[]): AddressChangeNotice | null {
   const text = replyText(email);
   const skip = new Set(ignore.map((a) => a.toLowerCase()));
-  const newAddress = (text.match(ADDRESS) ?? []).find((a) => !skip.has(a.toLowerCase()) && !/^(mailer-daemon|postmaster|no-?reply)@/i.test(a)) ?? null;
+  const newAddress = addressesIn(text).find((a) => !skip.has(a.toLowerCase()) && !/^(mailer-daemon|postmaster|no-?reply)@/i.test(a)) ?? null;
   const flat = text.replace(/\s+/g, ' ');
   const said = CHANGE_SUBJECT.test(email.subject ?? '') || CHANGE_TEXT.some((re) => re.test(flat)) || (NO_LONGER.test(flat) && (UPDATE.test(flat) || newAddress !== null));
   return said ? { newAddress } : null;
 }
 
 // Reply and forward prefixes of common clients (RFC 5322 3.6.5 "Re:", and localized forms).
-const PREFIX = /^\s*((re|fwd?|aw|wg|sv|vs|antw|tr|odp|rv|enc)\s*(\[\d+\])?\s*:\s*)/i;
+// `\s*(?:\[n\]\s*)?`, not `\s*(\[n\])?\s*`: two blank runs side by side split a long run every way (quadratic).
+const PREFIX = /^\s*((re|fwd?|aw|wg|sv|vs|antw|tr|odp|rv|enc)\s*(?:\[\d+\]\s*)?:\s*)/i;
 /** What may follow a command word: "me", "please", "from this list", the address to act on (list-server
  * syntax, "unsubscribe jane@example.com"), in any order, and closing punctuation. */
 const COMMAND_TAIL = String.raw`(\s+(me|please|now|thanks|thank you)|\s*,\s*(please|thanks)|\s+(from|off|to) (this|the|your|all|my|our) (mailing )?(list|e-?mails?|mails?|newsletters?)|\s+<?[^\s@<>]+@[^\s@<>]+>?)*[\s.!]*`;

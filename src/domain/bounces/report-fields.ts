@@ -14,6 +14,24 @@ export function parseFieldBlocks(text: string): FieldBlock[] {
   return blocks;
 }
 
+// The helpers below scan instead of matching /^([!-9;-~]+)[ \t]*:[ \t]*(.*)$/ and the like: those patterns
+// backtrack over every split of a run of blanks when the line holds a line separator (U+2028), quadratic in a
+// stranger's line; the results are the same.
+const FIELD_NAME = /^[!-9;-~]+$/;
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+
+/** `Name: value` (the name printable ASCII without ':', RFC 5322 2.2), or null. */
+function fieldLine(line: string): { name: string; value: string } | null {
+  const colon = line.indexOf(':');
+  if (colon < 1) return null;
+  let end = colon;
+  while (end > 0 && (line[end - 1] === ' ' || line[end - 1] === '\t')) end--;
+  const name = line.slice(0, end);
+  const rest = line.slice(colon + 1);
+  if (!FIELD_NAME.test(name) || LINE_BREAK.test(rest)) return null;
+  return { name, value: rest.trim() };
+}
+
 /** Fields of one block (or of a header section: stops at the first blank line). */
 export function parseFields(text: string): FieldBlock {
   const block: FieldBlock = new Map();
@@ -28,11 +46,11 @@ export function parseFields(text: string): FieldBlock {
       values[last.i] = `${values[last.i]} ${line.trim()}`;
       continue;
     }
-    const m = /^([!-9;-~]+)[ \t]*:[ \t]*(.*)$/.exec(line);
-    if (!m) continue;
-    const name = m[1].toLowerCase();
+    const f = fieldLine(line);
+    if (!f) continue;
+    const name = f.name.toLowerCase();
     const values = block.get(name) ?? [];
-    values.push(m[2].trim());
+    values.push(f.value);
     block.set(name, values);
     last = { name, i: values.length - 1 };
   }
@@ -50,14 +68,25 @@ export function field(block: FieldBlock | undefined, name: string): string | nul
  */
 export function typedAddress(value: string | null): string | null {
   if (!value) return null;
-  const v = value.includes(';') ? value.slice(value.indexOf(';') + 1) : value;
-  const m = /<?([^<>\s;"]+@[^<>\s;"]+?)>?\s*(?:\(.*\))?$/.exec(v.trim());
-  return m ? m[1] : null;
+  let v = (value.includes(';') ? value.slice(value.indexOf(';') + 1) : value).trim();
+  // A trailing "(comment)" after the address, then the angle bracket that may close it.
+  const at = v.indexOf('@');
+  const open = at > 0 ? v.indexOf('(', at + 2) : -1;
+  if (open > 0 && v.endsWith(')') && !LINE_BREAK.test(v.slice(open))) v = v.slice(0, open).trimEnd();
+  if (v.endsWith('>')) v = v.slice(0, -1);
+  // The address is the last run of characters that may stand in one, holding an '@' with text on both sides.
+  let start = v.length;
+  while (start > 0 && !/[<>\s;"]/.test(v[start - 1]!)) start--;
+  const token = v.slice(start);
+  const sign = token.indexOf('@', 1);
+  return sign > 0 && sign < token.length - 1 ? token : null;
 }
 
 /** The value of a typed text field without its type: "smtp; 550 5.1.1 ..." -> "550 5.1.1 ...". */
 export function typedValue(value: string | null): string | null {
   if (!value) return null;
-  const m = /^\s*[a-z0-9-]+\s*;\s*(.*)$/i.exec(value);
-  return (m ? m[1] : value).trim();
+  const semi = value.indexOf(';');
+  const rest = semi > 0 ? value.slice(semi + 1).trimStart() : '';
+  if (semi > 0 && /^[a-z0-9-]+$/i.test(value.slice(0, semi).trim()) && !LINE_BREAK.test(rest)) return rest.trim();
+  return value.trim();
 }

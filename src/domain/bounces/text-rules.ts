@@ -4,7 +4,7 @@
 // the most specific phrases come first (a "blocked as spam" reply is about a blocklist or content, not
 // about the mailbox).
 
-type Rule = [RegExp, string];
+type Rule = [RegExp | ((text: string) => boolean), string];
 
 export const TEXT_RULES: Rule[] = [
   // Authentication policy (Gmail 5.7.26, Yahoo, Microsoft: "...due to the domain's DMARC policy").
@@ -12,9 +12,11 @@ export const TEXT_RULES: Rule[] = [
   [/\b(virus|malware|infected|trojan)\b/i, 'VirusNotification'],
   // Blocklists and reputation (Spamhaus, Barracuda, Microsoft "S3150", Gmail 5.7.28 "unusual rate").
   [
-    /\b(black ?list(ed)?|block ?list(ed)?|deny ?list(ed)?|spamhaus|barracuda|spamcop|sorbs|dnsbl|rbl|listed (at|in|on|by)|poor reputation|ip reputation|reputation of|banned sending ip|client host \S+ blocked|unusual rate of unsolicited|s3150|as\(\d+\)\s*(?=.*block))/i,
+    /\b(black ?list(ed)?|block ?list(ed)?|deny ?list(ed)?|spamhaus|barracuda|spamcop|sorbs|dnsbl|rbl|listed (at|in|on|by)|poor reputation|ip reputation|reputation of|banned sending ip|client host \S+ blocked|unusual rate of unsolicited|s3150)/i,
     'Blocked',
   ],
+  // Microsoft's "... blocked using AS(1234)"-style replies: an AS number and "block" later on the same line.
+  [blockedAs, 'Blocked'],
   // Content judged to be spam.
   [
     /\b(spam|junk ?mail|bulk mail|unsolicited|content (was |has been )?(rejected|refused|filtered)|message (content )?(was )?(rejected|blocked|refused) (as|due|because)|looks like spam|suspicious|phish)/i,
@@ -51,8 +53,20 @@ export const TEXT_RULES: Rule[] = [
   [/try (again )?later|temporar(il)?y|greylist|graylist|deferred|timed? ?out|connection (refused|reset|dropped|lost)|too many (connections|messages|recipients)|rate limit|throttl|resources temporarily/i, 'Transient'],
 ];
 
+/**
+ * /\bas\(\d+\)\s*(?=.*block)/i without its lookahead, which read the rest of the line again after every
+ * "AS(n)" (quadratic in a stranger's line): per line, the first AS number, then "block" anywhere after it.
+ */
+function blockedAs(text: string): boolean {
+  for (const line of text.split(/[\n\r\u2028\u2029]/)) {
+    const m = /\bas\(\d+\)/i.exec(line);
+    if (m && /block/i.test(line.slice(m.index + m[0].length))) return true;
+  }
+  return false;
+}
+
 export function textRule(text: string): string | null {
   if (!text) return null;
-  for (const [re, type] of TEXT_RULES) if (re.test(text)) return type;
+  for (const [rule, type] of TEXT_RULES) if (typeof rule === 'function' ? rule(text) : rule.test(text)) return type;
   return null;
 }

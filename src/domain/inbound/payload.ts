@@ -6,6 +6,13 @@ import type { Address, Email, Mailbox } from 'postal-mime';
 import { splitPlus } from './inbound-address.js';
 import { stripReply } from './strip-reply.js';
 
+/** Base64 length without its '=' padding (counted from the end, not /=+$/, which rereads a run of '=' at each). */
+function unpadded(base64: string): number {
+  let end = base64.length;
+  while (end > 0 && base64.charCodeAt(end - 1) === 61) end--;
+  return end;
+}
+
 export interface InboundRecipient {
   Email: string;
   Name: string;
@@ -108,7 +115,7 @@ export function buildPayload(p: PayloadInput): InboundPayload {
         Name: a.filename ?? `attachment-${i + 1}`,
         Content: content,
         ContentType: a.mimeType,
-        ContentLength: Math.floor((content.replace(/=+$/, '').length * 3) / 4),
+        ContentLength: Math.floor((unpadded(content) * 3) / 4),
         ContentID: a.contentId ?? '',
       };
     }),

@@ -45,14 +45,22 @@ export const MAX_NESTING = 100;
 
 const SEGMENT = /^(?:@?[A-Za-z_$][\w$-]*|\d+)$/;
 
-function lineAndPosition(source: string, offset: number): { line: number; position: number } {
+/**
+ * Line and position of increasing offsets, walking the source once: the parser asks for every tag in order, and
+ * counting lines from the top each time would make a template of many tags cost its size times its tag count.
+ */
+function positionTracker(source: string): (offset: number) => { line: number; position: number } {
   let line = 1;
   let lineStart = 0;
-  for (let i = source.indexOf('\n'); i !== -1 && i < offset; i = source.indexOf('\n', i + 1)) {
-    line += 1;
-    lineStart = i + 1;
-  }
-  return { line, position: offset - lineStart + 1 };
+  let next = source.indexOf('\n'); // the first newline not yet counted (-1: none left)
+  return (offset) => {
+    while (next !== -1 && next < offset) {
+      line += 1;
+      lineStart = next + 1;
+      next = source.indexOf('\n', next + 1);
+    }
+    return { line, position: offset - lineStart + 1 };
+  };
 }
 
 function parsePath(text: string, fail: (msg: string) => never): TemplatePath {
@@ -76,6 +84,7 @@ export function parseTemplate(source: string): TemplateNode[] {
   const root: TemplateNode[] = [];
   const stack: OpenBlock[] = [];
   const current = (): TemplateNode[] => (stack.length ? stack[stack.length - 1]!.node.children : root);
+  const lineAndPosition = positionTracker(source);
   let index = 0;
   while (index < source.length) {
     const open = source.indexOf('{{', index);
@@ -84,7 +93,7 @@ export function parseTemplate(source: string): TemplateNode[] {
       break;
     }
     if (open > index) current().push({ kind: 'text', text: source.slice(index, open) });
-    const at = lineAndPosition(source, open);
+    const at = lineAndPosition(open);
     const fail = (msg: string): never => {
       throw new TemplateError(msg, at.line, at.position);
     };

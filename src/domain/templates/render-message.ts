@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { inlineCss } from './inline-css.js';
-import { renderTemplate, TemplateError } from './render.js';
+import { RenderBudget, renderTemplate, TemplateError } from './render.js';
 import { findTemplate, type TemplateRow } from './store.js';
 
 export interface RenderedMessage {
@@ -45,18 +45,20 @@ function part(name: string, run: () => string): string {
 }
 
 /** Renders content, then wraps it in the layout's matching part when the layout has one. */
-function body(name: string, source: string | null, layoutSource: string | null | undefined, model: unknown, html: boolean): string | null {
+function body(name: string, source: string | null, layoutSource: string | null | undefined, model: unknown, html: boolean, budget: RenderBudget): string | null {
   if (source === null || source === '') return null;
   return part(name, () => {
-    const content = renderTemplate(source, model, { html });
-    return layoutSource ? renderTemplate(layoutSource, model, { html, content }) : content;
+    const content = renderTemplate(source, model, { html, budget });
+    return layoutSource ? renderTemplate(layoutSource, model, { html, content, budget }) : content;
   });
 }
 
 export function renderStoredTemplate(template: TemplateRow, layout: TemplateRow | null, model: unknown, opts: { inlineCss?: boolean } = {}): RenderedMessage {
-  const subject = part('Subject', () => renderTemplate(template.subject ?? '', model, { html: false }));
-  let htmlBody = body('HtmlBody', template.html_body, layout?.html_body, model, true);
-  const textBody = body('TextBody', template.text_body, layout?.text_body, model, false);
+  // The message's parts and layouts share one render budget (render.ts, RenderBudget).
+  const budget = new RenderBudget();
+  const subject = part('Subject', () => renderTemplate(template.subject ?? '', model, { html: false, budget }));
+  let htmlBody = body('HtmlBody', template.html_body, layout?.html_body, model, true, budget);
+  const textBody = body('TextBody', template.text_body, layout?.text_body, model, false, budget);
   if (htmlBody !== null && opts.inlineCss !== false) htmlBody = inlineCss(htmlBody);
   return { subject, htmlBody, textBody };
 }

@@ -12,6 +12,8 @@ export interface RenderOptions {
   html?: boolean;
   /** What `{{{@content}}}` renders as: the rendered body a layout wraps. */
   content?: string;
+  /** The work this render may do; pass one budget to every part of a message so they share it. */
+  budget?: RenderBudget;
 }
 
 /** A rendered part may not exceed this (a small template with nested lists can multiply a model). */
@@ -19,39 +21,91 @@ export const MAX_RENDERED_CHARS = 10 * 1024 * 1024;
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
+const SPECIAL = /[&<>"']/;
+
 export function escapeHtml(text: string): string {
+  if (!SPECIAL.test(text)) return text;
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
-function own(value: unknown, key: string): { found: boolean; value?: unknown } {
-  // Own properties only: `{{constructor}}` or `{{__proto__}}` must not reach into prototypes.
-  if (value !== null && typeof value === 'object' && Object.prototype.hasOwnProperty.call(value, key)) {
-    return { found: true, value: (value as Record<string, unknown>)[key] };
+/**
+ * The work one render may do. The output cap bounds what is printed, not the work: `{{#each}}` nested six deep
+ * over a 30-item list is 729 million iterations that print nothing (it held the process for 21-25 s). So every
+ * node visited, every loop iteration and every scope searched for a name is a step, and a render (a message's
+ * parts and layouts share one budget) may take RENDER_STEP_BUDGET steps; each step costs a bounded amount, so a
+ * render that runs out has used about 10-75 ms of CPU (measured on the development machine, loaded: the
+ * receipt below, nested loops, names missed through 98 scopes). RENDER_CPU_BUDGET_MS of CPU time is the
+ * backstop for a step that costs more than measured (CPU, not wall time: a loaded host must not fail a real
+ * template). A real template stays far inside: a 1,000-line receipt of 20 fields a line takes about 62,000
+ * steps. Past either, the render stops with RenderBudgetError, answered as 1122 with HTTP 422.
+ */
+export const RENDER_STEP_BUDGET = 250_000;
+export const RENDER_CPU_BUDGET_MS = 500;
+
+const cpuMs = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/** The clock is read every so many steps: cheap, and far finer than the time budget. */
+const CLOCK_EVERY = 1024;
+
+export class RenderBudgetError extends TemplateError {
+  constructor(what: string) {
+    super(`The template does too much work with this model (${what}); nested sections over long lists multiply: flatten the loops or shorten the lists`);
+    this.name = 'RenderBudgetError';
   }
-  return { found: false };
 }
 
-function lookup(scopes: unknown[], path: TemplatePath, opts: RenderOptions): unknown {
-  if (path.parts[0] === '@content') return opts.content ?? '';
-  const start = scopes.length - 1 - path.ups;
-  if (start < 0) return undefined;
-  if (path.parts.length === 0) return scopes[start];
-  let value: unknown;
-  let found = false;
-  for (let i = start; i >= 0 && !found; i--) {
-    const hit = own(scopes[i], path.parts[0]!);
-    if (hit.found) {
-      found = true;
-      value = hit.value;
+export class RenderBudget {
+  private steps = 0;
+  private nextClock = CLOCK_EVERY;
+  private readonly deadline: number;
+  constructor(
+    private readonly maxSteps = RENDER_STEP_BUDGET,
+    private readonly maxMs = RENDER_CPU_BUDGET_MS,
+  ) {
+    this.deadline = cpuMs() + maxMs;
+  }
+  step(count = 1): void {
+    this.steps += count;
+    if (this.steps > this.maxSteps) throw new RenderBudgetError(`more than ${this.maxSteps} rendering steps`);
+    if (this.steps >= this.nextClock) {
+      this.nextClock = this.steps + CLOCK_EVERY;
+      if (cpuMs() > this.deadline) throw new RenderBudgetError(`more than ${this.maxMs} ms of CPU`);
     }
   }
-  for (const part of path.parts.slice(1)) {
-    if (!found) break;
-    const hit = own(value, part);
-    found = hit.found;
-    value = hit.value;
+}
+
+/** The scopes a name is looked up in, innermost first: a chain, so entering a section costs one link. */
+interface Scope {
+  value: unknown;
+  parent: Scope | null;
+}
+
+const NOT_FOUND = Symbol('not found');
+
+function own(value: unknown, key: string): unknown {
+  // Own properties only: `{{constructor}}` or `{{__proto__}}` must not reach into prototypes.
+  if (value !== null && typeof value === 'object' && Object.prototype.hasOwnProperty.call(value, key)) {
+    return (value as Record<string, unknown>)[key];
   }
-  return found ? value : undefined;
+  return NOT_FOUND;
+}
+
+function lookup(scope: Scope, path: TemplatePath, opts: RenderOptions, budget: RenderBudget): unknown {
+  if (path.parts[0] === '@content') return opts.content ?? '';
+  let start: Scope | null = scope;
+  for (let up = 0; up < path.ups && start; up++) start = start.parent;
+  if (!start) return undefined;
+  if (path.parts.length === 0) return start.value;
+  let value: unknown = NOT_FOUND;
+  let searched = 0;
+  for (let s: Scope | null = start; s && value === NOT_FOUND; s = s.parent, searched++) value = own(s.value, path.parts[0]!);
+  // Each scope searched is a step: a missing name in a section nested 100 deep costs 100 lookups.
+  budget.step(searched);
+  for (let i = 1; i < path.parts.length && value !== NOT_FOUND; i++) value = own(value, path.parts[i]!);
+  return value === NOT_FOUND ? undefined : value;
 }
 
 function display(value: unknown): string {
@@ -78,26 +132,33 @@ class Output {
   }
 }
 
-function renderNodes(nodes: TemplateNode[], scopes: unknown[], opts: RenderOptions, out: Output): void {
+function renderNodes(nodes: TemplateNode[], scope: Scope, opts: RenderOptions, out: Output, budget: RenderBudget): void {
   for (const node of nodes) {
+    budget.step();
     if (node.kind === 'text') {
       out.push(node.text);
     } else if (node.kind === 'value') {
-      const text = display(lookup(scopes, node.path, opts));
+      const text = display(lookup(scope, node.path, opts, budget));
       out.push(node.raw || opts.html === false ? text : escapeHtml(text));
     } else {
-      const value = lookup(scopes, node.path, opts);
+      const value = lookup(scope, node.path, opts, budget);
       if (node.inverted) {
-        if (!truthy(value)) renderNodes(node.children, scopes, opts, out);
+        if (!truthy(value)) renderNodes(node.children, scope, opts, out, budget);
       } else if (Array.isArray(value)) {
-        for (const item of value) renderNodes(node.children, [...scopes, item], opts, out);
+        for (const item of value) {
+          budget.step();
+          renderNodes(node.children, { value: item, parent: scope }, opts, out, budget);
+        }
       } else if (node.each) {
         // `{{#each}}` over an object walks its values; over anything else renders nothing.
         if (value !== null && typeof value === 'object') {
-          for (const item of Object.values(value)) renderNodes(node.children, [...scopes, item], opts, out);
+          for (const item of Object.values(value)) {
+            budget.step();
+            renderNodes(node.children, { value: item, parent: scope }, opts, out, budget);
+          }
         }
       } else if (truthy(value)) {
-        renderNodes(node.children, [...scopes, value], opts, out);
+        renderNodes(node.children, { value, parent: scope }, opts, out, budget);
       }
     }
   }
@@ -106,7 +167,7 @@ function renderNodes(nodes: TemplateNode[], scopes: unknown[], opts: RenderOptio
 /** Renders already-parsed nodes (used when one template is rendered with many models). */
 export function renderNodesToString(nodes: TemplateNode[], model: unknown, opts: RenderOptions = {}): string {
   const out = new Output();
-  renderNodes(nodes, [model], opts, out);
+  renderNodes(nodes, { value: model, parent: null }, opts, out, opts.budget ?? new RenderBudget());
   return out.parts.join('');
 }
 

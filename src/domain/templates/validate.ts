@@ -7,7 +7,7 @@ import { ApiError, ErrorCode } from '../errors.js';
 import { contentPlaceholders, templateType } from './fields.js';
 import { inlineCss } from './inline-css.js';
 import { parseTemplate, TemplateError, type TemplateNode } from './parse.js';
-import { renderNodesToString } from './render.js';
+import { RenderBudget, RenderBudgetError, renderNodesToString } from './render.js';
 import { findTemplate } from './store.js';
 import { suggestModel } from './suggest-model.js';
 
@@ -78,17 +78,21 @@ export async function validateTemplate(db: Kysely<Database>, serverId: number, i
   if (layout?.TextBody) used.push(layout.TextBody);
   const suggested = suggestModel(used);
   const model = input.TestRenderModel ?? suggested;
+  // One budget for the whole check (every part and its layout): a render that runs out is refused as a whole,
+  // 422 with 1122, rather than answered 200 after the work it was allowed (render.ts, RenderBudget).
+  const budget = new RenderBudget();
   for (const [name, nodes] of Object.entries(trees) as [keyof typeof parts, TemplateNode[]][]) {
     const result = results[name]!;
     if (!result.ContentIsValid) continue;
     const html = name === 'HtmlBody';
     try {
-      let text = renderNodesToString(nodes, model, { html, content: type === 'Layout' ? '' : undefined });
+      let text = renderNodesToString(nodes, model, { html, content: type === 'Layout' ? '' : undefined, budget });
       const wrap = name === 'Subject' ? null : layout?.[name];
-      if (wrap) text = renderNodesToString(wrap, model, { html, content: text });
+      if (wrap) text = renderNodesToString(wrap, model, { html, content: text, budget });
       if (html && input.InlineCssForHtmlTestRender !== false) text = inlineCss(text);
       result.RenderedContent = text;
     } catch (err) {
+      if (err instanceof RenderBudgetError) throw new ApiError(ErrorCode.TemplateInvalidSyntax, `The ${name} could not be rendered with the test model: ${err.message}`);
       result.ContentIsValid = false;
       result.ValidationErrors.push(errorOf(err));
     }

@@ -2,8 +2,8 @@
 // this: only the start tags of <a> elements are touched, found by a tokenizer-grade pattern that respects
 // quoted attribute values (which may contain '>'), and everything else passes through byte for byte.
 
-/** An <a ...> start tag; quoted attribute values may contain '>' (HTML Living Standard, 13.2.5). */
-const A_TAG = /<a\b(?:[^>"']|"[^"]*"|'[^']*')*>/gi;
+/** Where an <a ...> start tag begins. */
+const A_OPEN = /<a\b/gi;
 /** The href attribute inside a start tag; the leading whitespace keeps data-href and the like out. */
 const HREF = /(\shref\s*=\s*)(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/i;
 /** Postmark's per-link opt-out, honoured for compatibility with existing templates. */
@@ -29,20 +29,52 @@ export function decodeEntities(s: string): string {
  * written double-quoted; tracking URLs contain only URL-safe characters, so no escaping is needed.
  */
 export function rewriteHtmlLinks(html: string, rewrite: (link: string) => string | null): string {
-  return html.replace(A_TAG, (tag) => {
-    if (NO_TRACK.test(tag)) return tag;
-    const m = HREF.exec(tag);
-    if (!m) return tag;
-    const link = decodeEntities((m[2] ?? m[3] ?? m[4] ?? '').trim());
-    const url = rewrite(link);
-    if (url === null) return tag;
-    return tag.slice(0, m.index) + `${m[1]}"${url}"` + tag.slice(m.index + m[0].length);
-  });
+  let out = '';
+  let copied = 0;
+  A_OPEN.lastIndex = 0;
+  for (let open = A_OPEN.exec(html); open; open = A_OPEN.exec(html)) {
+    const end = tagEnd(html, open.index + 2);
+    if (end === -1) break; // an attribute value left open runs to the end: no tag follows (13.2.5.38)
+    out += html.slice(copied, open.index) + rewriteTag(html.slice(open.index, end), rewrite);
+    copied = end;
+    A_OPEN.lastIndex = end;
+  }
+  return out + html.slice(copied);
+}
+
+/**
+ * The end (after '>') of the start tag whose attributes begin at `from`, or -1. Quoted attribute values may
+ * contain '>' (HTML Living Standard, 13.2.5). Scanned once: as the pattern /<a\b(?:[^>"']|"[^"]*"|'[^']*')*>/g,
+ * an unclosed quote made every later "<a" reread the rest of the document (quadratic in the HTML).
+ */
+function tagEnd(html: string, from: number): number {
+  for (let i = from; i < html.length; i++) {
+    const c = html[i];
+    if (c === '>') return i + 1;
+    if (c === '"' || c === "'") {
+      const close = html.indexOf(c, i + 1);
+      if (close === -1) return -1;
+      i = close;
+    }
+  }
+  return -1;
+}
+
+function rewriteTag(tag: string, rewrite: (link: string) => string | null): string {
+  if (NO_TRACK.test(tag)) return tag;
+  const m = HREF.exec(tag);
+  if (!m) return tag;
+  const link = decodeEntities((m[2] ?? m[3] ?? m[4] ?? '').trim());
+  const url = rewrite(link);
+  if (url === null) return tag;
+  return tag.slice(0, m.index) + `${m[1]}"${url}"` + tag.slice(m.index + m[0].length);
 }
 
 /** Puts the pixel just before the last </body>, or at the end when the HTML has no body tag. */
 export function insertPixel(html: string, pixelUrl: string): string {
   const img = `<img src="${pixelUrl}" width="1" height="1" border="0" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`;
-  const at = html.search(/<\/body\s*>(?![\s\S]*<\/body\s*>)/i);
+  // The last match, found in one pass (a negative lookahead over the rest of the text per "</body" was quadratic).
+  let at = -1;
+  for (const m of html.matchAll(/<\/body\s*>/gi)) at = m.index;
   return at === -1 ? html + img : html.slice(0, at) + img + html.slice(at);
 }

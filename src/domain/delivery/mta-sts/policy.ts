@@ -19,13 +19,28 @@ export class StsPolicyError extends Error {}
  * Parses a policy body (RFC 8461 3.2: "key: value" lines, CRLF or LF). version must be STSv1; mode, max_age
  * and (unless mode is none) at least one mx are required; unknown keys are ignored for extensibility.
  */
+/** Without leading and trailing spaces and tabs (the only blanks RFC 8461 3.2 allows around a value). */
+function trimBlanks(s: string): string {
+  let start = 0;
+  let end = s.length;
+  while (start < end && (s[start] === ' ' || s[start] === '\t')) start++;
+  while (end > start && (s[end - 1] === ' ' || s[end - 1] === '\t')) end--;
+  return s.slice(start, end);
+}
+
 export function parseStsPolicy(body: string): StsPolicy {
   const fields = new Map<string, string[]>();
   for (const line of body.split(/\r?\n/)) {
-    const m = /^([A-Za-z0-9_]+):[ \t]*(.*?)[ \t]*$/.exec(line);
-    if (!m) continue;
-    const k = m[1]!.toLowerCase();
-    fields.set(k, [...(fields.get(k) ?? []), m[2]!]);
+    // Split at the colon and trimmed, not /^(\w+):[ \t]*(.*?)[ \t]*$/: that pattern tries every split of a run of
+    // blanks (cubic in the line), and the body is a remote site's.
+    const colon = line.indexOf(':');
+    const key = line.slice(0, Math.max(colon, 0));
+    const value = line.slice(colon + 1);
+    if (!/^[A-Za-z0-9_]+$/.test(key) || /[\r\u2028\u2029]/.test(value)) continue;
+    const k = key.toLowerCase();
+    const values = fields.get(k) ?? [];
+    values.push(trimBlanks(value));
+    fields.set(k, values);
   }
   if (fields.get('version')?.[0] !== 'STSv1') throw new StsPolicyError('policy version is not STSv1');
   const mode = fields.get('mode')?.[0];

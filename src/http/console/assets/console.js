@@ -60,7 +60,8 @@
     var check = function () {
       form.requestSubmit(previewButton);
       fetch(form.getAttribute('data-check'), { method: 'POST', body: new URLSearchParams(new FormData(form)), credentials: 'same-origin' })
-        .then(function (res) { return res.ok ? res.json() : null; })
+        // 422: the check was refused as a whole (a render over its budget), {ErrorCode, Message}.
+        .then(function (res) { return res.ok || res.status === 422 ? res.json() : null; })
         .then(function (data) {
           if (!data) return;
           ['Subject', 'HtmlBody', 'TextBody'].forEach(function (part) {
@@ -69,7 +70,8 @@
             list.replaceChildren();
             var r = data.result && data.result[part];
             var errors = r ? r.ValidationErrors : [];
-            if (part === 'HtmlBody' && data.modelError) errors = [{ Message: data.modelError, Line: null }];
+            var whole = data.modelError || data.Message;
+            if (part === 'HtmlBody' && whole) errors = [{ Message: whole, Line: null }];
             errors.forEach(function (e) {
               var li = document.createElement('li');
               li.textContent = e.Message + (e.Line != null ? ' (line ' + e.Line + ', position ' + e.CharacterPosition + ')' : '');

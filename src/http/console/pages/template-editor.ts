@@ -5,7 +5,7 @@
 import type { AppContext } from '../../../context.js';
 import { ApiError, ErrorCode } from '../../../domain/errors.js';
 import { getTemplate, listTemplates, updateTemplate, type TemplateRow } from '../../../domain/templates/store.js';
-import { renderTemplate } from '../../../domain/templates/render.js';
+import { renderTemplate, TemplateError } from '../../../domain/templates/render.js';
 import { validateTemplate } from '../../../domain/templates/validate.js';
 import { html, type Html } from '../html.js';
 import { csrf, page } from '../layout.js';
@@ -58,7 +58,23 @@ function previewHtml(t: TemplateRow, v: Validation, source: string, model: unkno
   const h = partOf(v, 'HtmlBody');
   if (!h?.ContentIsValid) return h?.RenderedContent ?? html`<p>The HTML body does not render: ${(h?.ValidationErrors ?? []).map((e) => e.Message).join('; ')}</p>`.text;
   if (t.template_type !== 'Layout') return h.RenderedContent ?? '';
-  return renderTemplate(source, model ?? {}, { html: true, content: SAMPLE_CONTENT });
+  try {
+    return renderTemplate(source, model ?? {}, { html: true, content: SAMPLE_CONTENT });
+  } catch (err) {
+    if (err instanceof TemplateError) throw new ApiError(ErrorCode.TemplateInvalidSyntax, `The HTML body could not be rendered with the test model: ${err.message}`);
+    throw err;
+  }
+}
+
+/** A preview or check refused as a whole (a render over its budget, render.ts): 422 with the reason. */
+async function refusable<T>(c: PageCall, run: () => Promise<T>, refused: (err: ApiError) => T): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    c.reply.status(422);
+    return refused(err);
+  }
 }
 
 function errorsOf(v: Validation | null, part: Part): Html {
@@ -117,7 +133,11 @@ export function registerTemplateEditor(r: ConsoleRouter, ctx: AppContext): void 
       const { model, error } = parseModel(c.body.model);
       c.reply.header('content-security-policy', bodyCsp(false)).header('x-frame-options', 'SAMEORIGIN');
       if (error) return html`<p>${error}</p>`.text;
-      return previewHtml(t, await check(ctx, c, t, model), c.body.htmlbody ?? '', model);
+      return refusable(
+        c,
+        async () => previewHtml(t, await check(ctx, c, t, model), c.body.htmlbody ?? '', model),
+        (err) => html`<p>${err.message}</p>`.text,
+      );
     },
     { adminOnly: false, bodyLimit: 5 * 1024 * 1024 },
   );
@@ -127,8 +147,12 @@ export function registerTemplateEditor(r: ConsoleRouter, ctx: AppContext): void 
     async (c) => {
       const t = await getTemplate(ctx.db, c.server.id, c.params.tid!);
       const { model, error } = parseModel(c.body.model);
-      const v = error ? null : await check(ctx, c, t, model);
-      return c.reply.type('application/json').send({ modelError: error ?? null, result: v });
+      const json = (body: object) => c.reply.type('application/json').send(body);
+      return refusable(
+        c,
+        async () => json({ modelError: error ?? null, result: error ? null : await check(ctx, c, t, model) }),
+        (err) => json({ ErrorCode: err.errorCode, Message: err.message, modelError: null, result: null }),
+      );
     },
     { adminOnly: false, bodyLimit: 5 * 1024 * 1024 },
   );
@@ -151,8 +175,9 @@ export function registerTemplateEditor(r: ConsoleRouter, ctx: AppContext): void 
     async (c) => {
       const t = await getTemplate(ctx.db, c.server.id, c.params.tid!);
       const { model } = parseModel(c.body.model);
-      const validation = await check(ctx, c, t, model ?? undefined);
+      let validation: Validation | null = null;
       try {
+        validation = await check(ctx, c, t, model ?? undefined);
         if (!validation.AllContentIsValid) throw new ApiError(ErrorCode.TemplateInvalidSyntax, 'The template has errors; they are shown beside each part. Nothing was saved.');
         await updateTemplate(ctx, c.server.id, String(t.id), {
           Name: c.body.name,

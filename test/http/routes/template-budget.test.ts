@@ -1,0 +1,97 @@
+// A template whose loops multiply (six nested {{#each}} over 30 items: 729 million iterations that print
+// nothing) is refused 422 with 1122 within a fraction of a second wherever a render runs, and /healthz keeps
+// answering meanwhile (domain/templates/render.ts, RenderBudget). Unbounded, one such request held the process
+// for 21-25 s. The wall-clock bounds here are generous for a loaded 2-core machine (the development machine ran
+// at a load of 20); the work itself is 10-75 ms of CPU.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { addConfirmedSender } from '../../helpers/senders.js';
+import { startService, type TestService } from '../../helpers/service.js';
+import { addUsers, ConsoleClient, VIEWER } from '../console/helpers.js';
+
+const FROM = 'loops@example.com';
+const LOOPS = '{{#each a}}'.repeat(6) + '{{/each}}'.repeat(6);
+const MODEL = { a: Array.from({ length: 30 }, (_, i) => i) };
+const BOUND_MS = 3000;
+
+describe('render budget over HTTP', () => {
+  let s: TestService;
+  let templateId: number;
+
+  before(async () => {
+    s = await startService();
+    await addConfirmedSender(s, FROM);
+    await addUsers(s);
+    const t = await s.request('POST', '/templates', { body: { Name: 'Loops', Alias: 'loops', Subject: 'Hi', HtmlBody: LOOPS } });
+    assert.equal(t.status, 200, t.text);
+    templateId = t.body.TemplateId;
+  });
+  after(() => s.close());
+
+  /** Sends the request and, while it runs, /healthz; answers both with how long each took. */
+  async function timedWithHealth(run: () => Promise<{ status: number; body: any; text: string }>) {
+    const started = performance.now();
+    const answer = run().then((r) => ({ r, ms: performance.now() - started }));
+    const health = s.request('GET', '/healthz').then((h) => ({ status: h.status, ms: performance.now() - started }));
+    return { ...(await answer), health: await health };
+  }
+
+  it('POST /templates/validate answers 422 with 1122 quickly, and /healthz answers meanwhile', async () => {
+    const { r, ms, health } = await timedWithHealth(() => s.request('POST', '/templates/validate', { body: { Subject: 'x', HtmlBody: LOOPS, TestRenderModel: MODEL } }));
+    assert.equal(r.status, 422, r.text);
+    assert.equal(r.body.ErrorCode, 1122);
+    assert.match(r.body.Message, /HtmlBody could not be rendered with the test model: The template does too much work/);
+    assert.ok(ms < BOUND_MS, `validate took ${ms.toFixed(0)} ms`);
+    assert.equal(health.status, 200);
+    assert.ok(health.ms < BOUND_MS, `/healthz took ${health.ms.toFixed(0)} ms`);
+  });
+
+  it('POST /email/withTemplate and POST /email (TemplateModel) answer 422 with 1122; nothing is stored', async () => {
+    const one = await timedWithHealth(() => s.request('POST', '/email/withTemplate', { body: { From: FROM, To: 'a@example.net', TemplateId: templateId, TemplateModel: MODEL } }));
+    assert.equal(one.r.status, 422, one.r.text);
+    assert.equal(one.r.body.ErrorCode, 1122);
+    assert.ok(one.ms < BOUND_MS, `withTemplate took ${one.ms.toFixed(0)} ms`);
+    const plain = await s.request('POST', '/email', { body: { From: FROM, To: 'a@example.net', Subject: 'x', HtmlBody: LOOPS, TemplateModel: MODEL } });
+    assert.equal(plain.status, 422, plain.text);
+    assert.equal(plain.body.ErrorCode, 1122);
+    const n = await s.ctx.db.selectFrom('messages').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    assert.equal(Number(n.n), 0);
+  });
+
+  it('a batch of hostile renders refuses each message, and other requests get turns between them', async () => {
+    const batch = Array.from({ length: 20 }, () => ({ From: FROM, To: 'a@example.net', TemplateAlias: 'loops', TemplateModel: MODEL }));
+    let done = false;
+    const answer = s.request('POST', '/email/batchWithTemplates', { body: { Messages: batch } }).finally(() => (done = true));
+    let slowest = 0;
+    let answered = 0;
+    while (!done) {
+      const started = performance.now();
+      const h = await s.request('GET', '/healthz');
+      assert.equal(h.status, 200);
+      slowest = Math.max(slowest, performance.now() - started);
+      answered += 1;
+    }
+    const r = await answer;
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.length, 20);
+    for (const item of r.body) assert.equal(item.ErrorCode, 1122, JSON.stringify(item));
+    assert.ok(answered >= 1);
+    assert.ok(slowest < BOUND_MS, `/healthz took up to ${slowest.toFixed(0)} ms during the batch`);
+  });
+
+  it("the console editor's check and preview, for a viewer, answer 422 with the reason", async () => {
+    const c = new ConsoleClient(s);
+    assert.equal((await c.signIn(VIEWER)).status, 303);
+    const form = { subject: 'x', htmlbody: LOOPS, textbody: '', model: JSON.stringify(MODEL) };
+    const started = performance.now();
+    const check = await c.post(`/console/s/${s.serverId}/templates/${templateId}/check`, form);
+    assert.ok(performance.now() - started < BOUND_MS);
+    assert.equal(check.status, 422, check.text);
+    const body = JSON.parse(check.text);
+    assert.equal(body.ErrorCode, 1122);
+    assert.match(body.Message, /too much work/);
+    const preview = await c.post(`/console/s/${s.serverId}/templates/${templateId}/preview`, form);
+    assert.equal(preview.status, 422, preview.text);
+    assert.match(preview.text, /too much work/);
+  });
+});

@@ -1,0 +1,113 @@
+// tier: unit
+// Every regular expression that a stranger's text reaches costs time linear in that text (issue 27): each path
+// below gets a megabyte of its worst case (what made the old pattern backtrack) and must finish well within
+// a bound that a quadratic pattern misses by orders of magnitude (160 KB of spaces through stripReply took
+// 7.6 s; a megabyte would have taken minutes). The time measured is the process's CPU time, so that other work
+// on a loaded machine does not count; the bound is still generous (most paths take tens of milliseconds).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import PostalMime from 'postal-mime';
+import { addressesIn } from '../../src/domain/bounces/addresses-in.js';
+import { analysePlainBounce, returnedCopy } from '../../src/domain/bounces/plain-bounce.js';
+import { addressChange, listRequest } from '../../src/domain/bounces/recipient-requests.js';
+import { replyText } from '../../src/domain/bounces/reply-text.js';
+import { parseFieldBlocks, typedAddress, typedValue } from '../../src/domain/bounces/report-fields.js';
+import { textRule } from '../../src/domain/bounces/text-rules.js';
+import { classifyStatus } from '../../src/domain/bounces/classify.js';
+import { forbiddenExtension } from '../../src/domain/accepting/attachments.js';
+import { parseStsPolicy } from '../../src/domain/delivery/mta-sts/policy.js';
+import { stripReply } from '../../src/domain/inbound/strip-reply.js';
+import { parseTemplate } from '../../src/domain/templates/parse.js';
+import { renderTemplate } from '../../src/domain/templates/render.js';
+import { inlineCss } from '../../src/domain/templates/inline-css.js';
+import { insertPixel, rewriteHtmlLinks } from '../../src/domain/tracking/html.js';
+import { relaxedBody } from '../../src/infra/dkim/canonicalize.js';
+import { parseAddressList } from '../../src/infra/mime/address.js';
+
+const MB = 1024 * 1024;
+const BOUND_MS = 2000;
+
+/** `unit` repeated to a megabyte, then `tail`. */
+const mb = (unit: string, tail = '') => unit.repeat(Math.ceil(MB / unit.length)) + tail;
+
+async function linear(name: string, run: () => unknown): Promise<void> {
+  const started = process.cpuUsage();
+  try {
+    await run();
+  } catch {
+    // Refusing the input is as good as handling it; only the time counts here.
+  }
+  const used = process.cpuUsage(started);
+  const ms = (used.user + used.system) / 1000;
+  assert.ok(ms < BOUND_MS, `${name}: ${ms.toFixed(0)} ms of CPU for a megabyte`);
+}
+
+const email = (o: { text?: string; html?: string; subject?: string }) => ({ headers: [], attachments: [], ...o }) as never;
+
+describe('a megabyte of the worst case, through every pattern a sender reaches', () => {
+  it('inbound: stripReply (trailing whitespace, attribution lines, quote markers)', async () => {
+    await linear('spaces then a letter', () => stripReply(mb(' ', 'x')));
+    await linear('spaces at the end', () => stripReply('Hello' + mb(' ')));
+    await linear('blank lines', () => stripReply(mb(' \n', 'x')));
+    await linear('an attribution line of verbs', () => stripReply('On ' + mb('\twrote x')));
+    await linear('German attribution', () => stripReply('Am x ' + mb('\tschrieb\ts') + ':x'));
+    await linear('Russian attribution', () => stripReply(mb('пишет ', 'x:')));
+    await linear('short form', () => stripReply(mb('a wrote', ' :')));
+    await linear('Outlook separators', () => stripReply(mb('-', 'Original Message x')));
+    await linear('header blocks', () => stripReply(mb('From: x\n')));
+  });
+
+  it('bounces: addresses, plain bounces, report fields, text rules', async () => {
+    await linear('a run of local-part characters', () => addressesIn(mb('-', '\u0000-@-.-')));
+    await linear('a@a@a@...', () => addressesIn(mb('a@')));
+    await linear('dashes before the original', () => returnedCopy(mb('-', '\n')));
+    await linear('blank lines before the original', () => returnedCopy(mb('\n', 'x')));
+    await linear('codes on a line', () => analysePlainBounce(mb('\t404-', '\u2028'), 'mailer-daemon@example.org'));
+    await linear('a plain bounce of addresses', () => analysePlainBounce(mb('a'), 'mailer-daemon@example.org'));
+    await linear('a field of blanks', () => parseFieldBlocks('!:' + mb('\t', '\u2028')));
+    await linear('typed address', () => typedAddress('('.repeat(MB / 4) + '@('.repeat(MB / 4) + '('.repeat(MB / 4) + '<'));
+    await linear('typed value', () => typedValue('-;' + mb('\t', '\n-\n;')));
+    await linear('AS numbers', () => textRule(mb('as(5) ')));
+    await linear('classify', () => classifyStatus({ text: mb('P)AS(5)('), action: 'failed' }));
+  });
+
+  it('bounces: replies (HTML to text, quotes, list commands, address changes)', async () => {
+    await linear('unclosed tags', () => replyText(email({ html: mb('<') })));
+    await linear('unclosed style', () => replyText(email({ html: mb('<style<') })));
+    await linear('blank lines before a quote', () => replyText(email({ text: mb('\n', 'x') })));
+    await linear('quote headers', () => replyText(email({ text: mb('on x\n') })));
+    await linear('reply prefix', () => listRequest(email({ subject: 'RE' + mb(' ', 'x'), text: 'stop' })));
+    await linear('address change', () => addressChange(email({ text: mb('-', '@-.-') }), []));
+  });
+
+  it('templates: parse, render, inline CSS', async () => {
+    await linear('tags', () => parseTemplate(mb('{{a}}')));
+    await linear('nested each', () => parseTemplate(mb('{{#each a}}')));
+    await linear('unclosed tags', () => parseTemplate(mb('{{')));
+    await linear('six nested loops', () => renderTemplate('{{#each a}}'.repeat(6) + '{{/each}}'.repeat(6), { a: Array.from({ length: 30 }, () => 1) }));
+    await linear('style fragments', () => inlineCss('<style>p{color:red}</style>' + mb('<p ')));
+  });
+
+  it('tracking, DKIM, addresses, attachments, MTA-STS', async () => {
+    await linear('<a href= fragments', () => rewriteHtmlLinks(mb('<a href='), () => 'https://t.example/x'));
+    await linear('unclosed quotes in <a>', () => rewriteHtmlLinks(mb("'<A'A", '"<A>'), () => 'https://t.example/x'));
+    await linear('</body> many times', () => insertPixel(mb('</body>'), 'https://t.example/p'));
+    await linear('blanks in a body', () => relaxedBody(mb('\t', 'x')));
+    await linear('open quotes in an address', () => parseAddressList(mb('\u0000\\"\\')));
+    await linear('a@a@a@ in an address', () => parseAddressList(mb('a@')));
+    await linear('attachment name of dots and blanks', () => forbiddenExtension(mb('\t', '\u0000\t')));
+    await linear('policy line of blanks', () => parseStsPolicy('version: STSv1\n0:' + mb('\t', 'x')));
+  });
+
+  it('MIME parsing (postal-mime) of the same inputs', async () => {
+    const message = (headers: string, body: string) => `From: a@example.org\r\nTo: b@example.net\r\n${headers}\r\n${body}`;
+    await linear('whitespace body', () => PostalMime.parse(message('Subject: x\r\nContent-Type: text/plain\r\n', mb(' ', 'x'))));
+    await linear('encoded-word fragments', () => PostalMime.parse(message(`Subject: ${mb('=?utf-8?q?')}\r\n`, 'x')));
+    // A quarter of a megabyte here: postal-mime reads lines of "--" linearly but slowly (about 6 s of CPU for a
+    // megabyte on the development machine), so a whole one would slow the suite; mailroom bounds message size.
+    await linear('boundary-like lines', () =>
+      PostalMime.parse(message('Content-Type: multipart/mixed; boundary="b"\r\n', '--b\r\nContent-Type: text/plain\r\n\r\n' + '--\r\n'.repeat(MB / 16))),
+    );
+    await linear('address fragments', () => PostalMime.parse(message(`Cc: ${mb('a@a@')}\r\n`, 'x')));
+  });
+});
