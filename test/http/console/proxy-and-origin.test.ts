@@ -77,14 +77,14 @@ describe('console refuses cross-site changes (login CSRF)', () => {
   after(async () => s.close());
 
   it('refuses a cross-site sign-in by Origin or Sec-Fetch-Site, with a page saying why', async () => {
-    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site', origin: 'https://mail.example.test' }]) {
+    for (const headers of <Array<Record<string, string>>>[{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site', origin: 'https://mail.example.test' }]) {
       const r = await signIn(s, ADMIN, headers);
       assert.equal(r.status, 403, JSON.stringify(headers));
       assert.equal(r.cookie, null, 'no session');
       assert.match(r.text, /This request was refused because .*another (site|origin)/);
     }
     // The console's own pages: its public origin, the address it was reached at, or the browser saying so.
-    for (const headers of [{ origin: 'https://mail.example.test' }, { origin: s.url }, { 'sec-fetch-site': 'same-origin', origin: 'https://whatever.example' }, {}]) {
+    for (const headers of <Array<Record<string, string>>>[{ origin: 'https://mail.example.test' }, { origin: s.url }, { 'sec-fetch-site': 'same-origin', origin: 'https://whatever.example' }, {}]) {
       const r = await signIn(s, ADMIN, headers);
       assert.equal(r.status, 303, JSON.stringify(headers));
     }
