@@ -2,6 +2,7 @@
 // process with a message naming the variable (see README, "Configuration").
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { namesInSource, nearestName, unknownVariables } from './config-unknown.js';
 import { type IpPool, IpPoolsError, parseIpPools } from './domain/delivery/ip-pools/parse.js';
@@ -82,6 +83,11 @@ export interface Config {
   returnPathDomain: string;
   spfInclude: string;
   webhookAllowPrivate: boolean;
+  /**
+   * MAILROOM_TRUSTED_PROXIES: addresses and CIDR ranges of reverse proxies whose X-Forwarded-For is believed
+   * (walked right to left, skipping these hops); [] = the socket's peer is the client.
+   */
+  trustedProxies: string[];
   accountToken: string | null;
   serverToken: string | null;
   logLevel: string;
@@ -141,6 +147,25 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   const n = Number(v);
   if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+/** `10.0.0.1, 10.1.0.0/16, ::1, fd00::/8`: each an IP address, or one with a prefix length that fits it. */
+function parseTrustedProxies(env: Env): string[] {
+  const name = 'MAILROOM_TRUSTED_PROXIES';
+  const v = env[name];
+  if (!v || !v.trim()) return [];
+  return v.split(',').map((raw) => {
+    const entry = raw.trim();
+    const slash = entry.indexOf('/');
+    const address = slash < 0 ? entry : entry.slice(0, slash);
+    const family = isIP(address);
+    const bits = slash < 0 ? null : entry.slice(slash + 1);
+    const max = family === 6 ? 128 : 32;
+    if (!family || (bits !== null && (!/^\d{1,3}$/.test(bits) || Number(bits) > max))) {
+      throw new ConfigError(name, `expected IP addresses or CIDR ranges separated by commas, got ${JSON.stringify(entry)}`);
+    }
+    return entry;
+  });
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
@@ -413,6 +438,7 @@ function readConfig(env: Env): Config {
     returnPathDomain,
     spfInclude: hostname(env, 'MAILROOM_SPF_INCLUDE', `spf.${returnPathDomain}`),
     webhookAllowPrivate: bool(env, 'MAILROOM_WEBHOOK_ALLOW_PRIVATE', false),
+    trustedProxies: parseTrustedProxies(env),
     accountToken: token('MAILROOM_ACCOUNT_TOKEN'),
     serverToken: token('MAILROOM_SERVER_TOKEN'),
     logLevel,

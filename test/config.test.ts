@@ -41,4 +41,12 @@ describe('configuration', () => {
       assert.throws(() => loadConfig({ [k]: v }), (e: unknown) => e instanceof ConfigError && e.variable === k, k);
     }
   });
+
+  it('reads MAILROOM_TRUSTED_PROXIES as addresses and CIDR ranges, none by default', () => {
+    assert.deepEqual(loadConfig({}).trustedProxies, []);
+    assert.deepEqual(loadConfig({ MAILROOM_TRUSTED_PROXIES: ' 127.0.0.1, 10.0.0.0/8,::1, fd00::/8 ' }).trustedProxies, ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8']);
+    for (const bad of ['proxy.example', '10.0.0.0/33', '::1/129', '127.0.0.1,', '10.0.0.0/x']) {
+      assert.throws(() => loadConfig({ MAILROOM_TRUSTED_PROXIES: bad }), (e: unknown) => e instanceof ConfigError && e.variable === 'MAILROOM_TRUSTED_PROXIES', bad);
+    }
+  });
 });

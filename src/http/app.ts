@@ -23,7 +23,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 500, querystringParser: parseQuery },
     genReqId: () => randomUUID(),
     requestIdHeader: false,
-    trustProxy: false,
+    // MAILROOM_TRUSTED_PROXIES: X-Forwarded-For is believed only from these peers, walked right to left past
+    // them (proxy-addr), so req.ip is the client for the sign-in limits and the request log alike.
+    trustProxy: ctx.config.trustedProxies.length > 0 ? ctx.config.trustedProxies : false,
     ajv: { customOptions: { coerceTypes: 'array', allErrors: false, removeAdditional: false, useDefaults: true } },
     // Router and HTTP-parser refusals answer {ErrorCode, Message} like every other failure (http/errors.ts).
     frameworkErrors: frameworkErrorHandler,

@@ -21,6 +21,7 @@ const FROM = 'robust@sender.example';
 /** Routes the OpenAPI document hides on purpose (public pages and links); walked all the same. */
 const HIDDEN: Route[] = [
   { method: 'GET', path: '/senders/confirm/{token}', auth: 'none', pathParams: ['token'], query: [], html: true },
+  { method: 'POST', path: '/senders/confirm/{token}', auth: 'none', pathParams: ['token'], query: [], html: true },
   { method: 'GET', path: '/t/o/{token}', auth: 'none', pathParams: ['token'], query: [], html: true },
   { method: 'GET', path: '/t/c/{token}', auth: 'none', pathParams: ['token'], query: [], html: true },
   { method: 'GET', path: '/healthz', auth: 'none', pathParams: [], query: [] },

@@ -61,18 +61,29 @@ export async function enqueueConfirmation(trx: Kysely<Database>, ctx: AppContext
 
 export type ConfirmOutcome = { kind: 'confirmed' | 'already'; email: string } | { kind: 'invalid' };
 
-/** Follows a confirmation link. A forged, expired or stale link changes nothing. */
-export async function confirmByToken(ctx: AppContext, token: string): Promise<ConfirmOutcome> {
+export type ConfirmClaim = { kind: 'valid'; id: number; email: string; name: string; confirmed: boolean } | { kind: 'invalid' };
+
+/** Reads a confirmation link without acting on it (the page shown on GET). A forged, expired or stale link is invalid. */
+export async function readConfirmToken(ctx: AppContext, token: string): Promise<ConfirmClaim> {
   const data = ctx.secrets.verify('confirm', token);
   const m = data ? /^(\d+)\.([A-Za-z0-9_-]+)\.(\d+)$/.exec(data) : null;
   if (!m) return { kind: 'invalid' };
   const [, id, nonce, expires] = m;
-  const now = ctx.clock.now();
-  if (Number(expires) < now) return { kind: 'invalid' };
-  const sig = await ctx.db.selectFrom('sender_signatures').select(['id', 'email', 'confirmed', 'confirm_nonce']).where('id', '=', Number(id)).executeTakeFirst();
+  if (Number(expires) < ctx.clock.now()) return { kind: 'invalid' };
+  const sig = await ctx.db.selectFrom('sender_signatures').select(['id', 'email', 'name', 'confirmed', 'confirm_nonce']).where('id', '=', Number(id)).executeTakeFirst();
   if (!sig || sig.confirm_nonce !== nonce) return { kind: 'invalid' };
-  if (sig.confirmed === 1) return { kind: 'already', email: sig.email };
-  await ctx.db.updateTable('sender_signatures').set({ confirmed: 1, confirmed_at: now }).where('id', '=', sig.id).where('confirmed', '=', 0).execute();
-  ctx.logger.info({ signatureId: sig.id }, 'sender signature confirmed');
-  return { kind: 'confirmed', email: sig.email };
+  return { kind: 'valid', id: sig.id, email: sig.email, name: sig.name, confirmed: sig.confirmed === 1 };
+}
+
+/**
+ * Acts on a confirmation link (the page's POST: a mail gateway that pre-fetches links with GET confirms
+ * nothing). A forged, expired or stale link changes nothing.
+ */
+export async function confirmByToken(ctx: AppContext, token: string): Promise<ConfirmOutcome> {
+  const claim = await readConfirmToken(ctx, token);
+  if (claim.kind === 'invalid') return claim;
+  if (claim.confirmed) return { kind: 'already', email: claim.email };
+  await ctx.db.updateTable('sender_signatures').set({ confirmed: 1, confirmed_at: ctx.clock.now() }).where('id', '=', claim.id).where('confirmed', '=', 0).execute();
+  ctx.logger.info({ signatureId: claim.id }, 'sender signature confirmed');
+  return { kind: 'confirmed', email: claim.email };
 }

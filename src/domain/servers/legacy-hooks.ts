@@ -9,7 +9,7 @@ import type { Database } from '../../infra/db/schema.js';
 import { fromFlag } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { lockServer } from '../streams/lock-server.js';
-import { checkWebhookUrl } from '../webhooks/address-guard.js';
+import { checkTargetUrl } from '../../infra/net/address-guard.js';
 import { newSigningSecret } from '../webhooks/signature.js';
 import { defaultTriggers, parseTriggers, type TriggerKey, type Triggers } from '../webhooks/triggers.js';
 
@@ -39,7 +39,7 @@ export function checkLegacyHooks(ctx: AppContext, input: LegacyHooksInput): void
     const url = input[f]?.trim();
     if (!url) continue;
     if (url.length > 2048) throw new ApiError(ErrorCode.ServerInvalidWebhookUrl, `${f} must be at most 2048 characters.`);
-    const reason = checkWebhookUrl(url, ctx.config.webhookAllowPrivate, { credentialsInUrl: f === 'InboundHookUrl' });
+    const reason = checkTargetUrl(url, ctx.config.webhookAllowPrivate, { credentialsInUrl: f === 'InboundHookUrl' });
     if (reason) throw new ApiError(ErrorCode.ServerInvalidWebhookUrl, `${f}: ${reason}`);
   }
 }

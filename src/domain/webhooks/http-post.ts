@@ -1,10 +1,10 @@
 // One HTTP attempt: POST the body, no redirects followed (a 3xx is a failed attempt), a hard deadline for
-// the whole exchange, and connections only to addresses the guard allows (address-guard.ts).
+// the whole exchange, and connections only to addresses the guard allows (infra/net/address-guard.ts).
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import type { AppContext } from '../../context.js';
-import { checkWebhookUrl, ForbiddenTargetError, guardedLookup, isForbiddenAddress } from './address-guard.js';
+import { checkTargetUrl, forbiddenReason, ForbiddenTargetError, guardedLookup } from '../../infra/net/address-guard.js';
 
 export interface PostResult {
   /** HTTP status, or null when no answer came (network failure, timeout, refused target). */
@@ -25,7 +25,7 @@ const KEEP_BODY = 512;
 
 /** `credentialsInUrl`: the URL may carry user:password (the inbound hook), sent as HTTP basic auth. */
 export function createPoster(ctx: AppContext, maxSocketsPerHost = 8, o: { credentialsInUrl?: boolean } = {}): Poster {
-  const lookup = guardedLookup(ctx);
+  const lookup = guardedLookup({ resolver: ctx.config.dnsServers ? ctx.dns : null, allowPrivate: () => ctx.config.webhookAllowPrivate });
   const opts = { keepAlive: true, maxSockets: maxSocketsPerHost, lookup };
   const httpAgent = new http.Agent(opts);
   const httpsAgent = new https.Agent(opts);
@@ -40,7 +40,7 @@ export function createPoster(ctx: AppContext, maxSocketsPerHost = 8, o: { creden
         permanent,
       });
       // The save-time check again: a row stored before a rule was added must not slip through.
-      const refused = checkWebhookUrl(url, ctx.config.webhookAllowPrivate, o);
+      const refused = checkTargetUrl(url, ctx.config.webhookAllowPrivate, o);
       if (refused) return Promise.resolve(done(null, refused, true));
       let u: URL;
       try {
@@ -50,9 +50,8 @@ export function createPoster(ctx: AppContext, maxSocketsPerHost = 8, o: { creden
       }
       // A literal IP is connected to without a lookup, so it is checked here.
       const host = u.hostname.replace(/^\[|\]$/g, '');
-      if (!ctx.config.webhookAllowPrivate && isIP(host) && isForbiddenAddress(host)) {
-        return Promise.resolve(done(null, new ForbiddenTargetError(host, host).message, true));
-      }
+      const why = !ctx.config.webhookAllowPrivate && isIP(host) ? forbiddenReason(host) : null;
+      if (why) return Promise.resolve(done(null, new ForbiddenTargetError(host, host, why).message, true));
       const mod = u.protocol === 'https:' ? https : http;
       return new Promise<PostResult>((resolve) => {
         let settled = false;

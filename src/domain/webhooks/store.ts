@@ -2,7 +2,7 @@
 // another server's webhook is "not found", never visible.
 import type { AppContext } from '../../context.js';
 import { ApiError, ErrorCode } from '../errors.js';
-import { checkWebhookUrl } from './address-guard.js';
+import { checkTargetUrl } from '../../infra/net/address-guard.js';
 import { newSigningSecret } from './signature.js';
 import { defaultTriggers, mergeTriggers, parseTriggers, type TriggersInput } from './triggers.js';
 import { PASSWORD_MASK, type WebhookRow } from './view.js';
@@ -40,7 +40,7 @@ function checkUrl(ctx: AppContext, url: string | null | undefined): string {
   const u = (url ?? '').trim();
   if (!u) throw new ApiError(ErrorCode.ServerInvalidWebhookUrl, 'Url is required.');
   if (u.length > 2048) throw new ApiError(ErrorCode.ServerInvalidWebhookUrl, 'Url must be at most 2048 characters.');
-  const reason = checkWebhookUrl(u, ctx.config.webhookAllowPrivate);
+  const reason = checkTargetUrl(u, ctx.config.webhookAllowPrivate);
   if (reason) throw new ApiError(ErrorCode.ServerInvalidWebhookUrl, reason);
   return u;
 }

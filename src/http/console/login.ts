@@ -1,6 +1,7 @@
-// Sign-in and sign-out. The sign-in form needs no CSRF token (there is no session yet to protect, and the
-// session cookie is SameSite); failed attempts are limited per address and per client in the database
-// (domain/console-users/sessions.ts, client-limit.ts), so the limits hold across processes.
+// Sign-in and sign-out. The sign-in form carries no CSRF token (there is no session yet); a cross-site post
+// to it (login CSRF) is refused by its Origin / Sec-Fetch-Site (same-origin.ts). Failed attempts are
+// limited per address and per client in the database (domain/console-users/sessions.ts, client-limit.ts),
+// so the limits hold across processes.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { signInFromClient } from '../../domain/console-users/client-limit.js';
@@ -44,7 +45,9 @@ export function registerLogin(app: App, ctx: AppContext): void {
     const email = typeof body.email === 'string' ? body.email.slice(0, 320) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, 1000) : '';
     const next = safeNext(body.next);
+    // req.ip: the socket's peer, or behind MAILROOM_TRUSTED_PROXIES the client their X-Forwarded-For names.
     const out = await signInFromClient(ctx.db, req.ip, email, password, ctx.clock.now());
+    if (out.kind !== 'ok') req.log.info({ client: req.ip, outcome: out.kind }, 'console sign-in refused');
     if (out.kind === 'throttled') return reply.status(429).type('text/html; charset=utf-8').send(form(next, email, 'Too many failed sign-ins for this address or from your network. Wait 15 minutes and try again.'));
     if (out.kind === 'wrong') return reply.status(401).type('text/html; charset=utf-8').send(form(next, email, 'Wrong email or password.'));
     reply.header('set-cookie', sessionCookie(ctx, out.cookieValue, Math.floor(SESSION_TTL_MS / 1000)));

@@ -20,6 +20,7 @@ import { registerSuppressions } from './pages/suppressions.js';
 import { registerTemplates } from './pages/templates.js';
 import { registerWebhooks } from './pages/webhooks.js';
 import { ConsoleRouter, redirectWith } from './router.js';
+import { crossSiteRefusal } from './same-origin.js';
 
 /**
  * Scripts only from this origin, no inline script or style, no plugins, no framing of the console, forms
@@ -37,6 +38,21 @@ export default async function consoleRoutes(app: App, ctx: AppContext): Promise<
       // PostgreSQL cannot store a NUL in text; refused here so no handler meets one.
       if (/%00|\u0000/.test(text)) return done(new ConsoleRefusal(400, 'The form contains a NUL character.'));
       done(null, Object.fromEntries(new URLSearchParams(text)));
+    });
+    // Before any body is read or any handler runs: a cross-site POST (sign-in included) changes nothing.
+    s.addHook('onRequest', (req, reply, done) => {
+      const why = crossSiteRefusal(ctx, req);
+      if (!why) return done();
+      req.log.warn({ client: req.ip, method: req.method, url: req.url }, 'console: cross-site request refused');
+      void reply
+        .status(403)
+        .type('text/html; charset=utf-8')
+        .send(
+          barePage(
+            'Not allowed',
+            html`<p class="error" role="alert">This request was refused because ${why}. The console accepts changes only from its own pages.</p><p><a href="/console">Open the console</a></p>`,
+          ),
+        );
     });
     s.addHook('onSend', (_req, reply, payload, done) => {
       if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', CONSOLE_CSP);

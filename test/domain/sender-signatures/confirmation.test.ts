@@ -43,12 +43,25 @@ describe('Sender signature confirmation, end to end', () => {
     assert.match(parsed.html ?? '', /Please &#60;confirm&#62; me &#38; go/, 'the note is escaped in HTML');
     assert.match(parsed.subject ?? '', /owner@confirm\.test/);
 
+    // Opening the link (what a mail gateway's pre-fetch does) shows a page and confirms nothing.
     const page = await fetch(s.url + path);
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type') ?? '', /text\/html/);
-    assert.match(await page.text(), /owner@confirm\.test is now confirmed/);
+    assert.equal(page.headers.get('referrer-policy'), 'no-referrer');
+    const shown = await page.text();
+    assert.match(shown, /<form method="post"><button type="submit">Confirm this sender signature<\/button><\/form>/);
+    assert.match(shown, /Owner &lt;<strong>owner@confirm\.test<\/strong>&gt;/);
+    assert.equal((await fetch(s.url + path, { method: 'HEAD' })).status, 200);
+    assert.equal((await s.request('GET', `/senders/${sig.ID}`, A())).body.Confirmed, false, 'GET confirmed nothing');
+
+    // The page's button (an empty form post) confirms.
+    const post = () => fetch(s.url + path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    const done = await post();
+    assert.equal(done.status, 200);
+    assert.match(await done.text(), /owner@confirm\.test<\/strong> is now confirmed/);
     assert.equal((await s.request('GET', `/senders/${sig.ID}`, A())).body.Confirmed, true);
     // Following it again is harmless.
+    assert.match(await (await post()).text(), /already confirmed/);
     assert.match(await (await fetch(s.url + path)).text(), /already confirmed/);
     assert.equal((await s.request('POST', `/senders/${sig.ID}/resend`, A())).body.ErrorCode, 506);
 
@@ -66,15 +79,18 @@ describe('Sender signature confirmation, end to end', () => {
     const forged = `${Buffer.from(`${sig.ID}.x.9999999999999`).toString('base64url')}.${mac}`;
     const flipped = `${data}.${mac.startsWith('A') ? 'B' : 'A'}${mac.slice(1)}`;
     for (const bad of [forged, flipped, `${data}.`, 'garbage', token.toUpperCase(), `${data}.${mac}x`]) {
-      const r = await fetch(`${s.url}/senders/confirm/${bad}`);
-      assert.equal(r.status, 400, bad);
-      assert.match(await r.text(), /invalid or has expired/);
+      for (const method of ['GET', 'POST']) {
+        const r = await fetch(`${s.url}/senders/confirm/${bad}`, { method });
+        assert.equal(r.status, 400, bad);
+        assert.match(await r.text(), /invalid or has expired/);
+      }
     }
     assert.equal((await s.request('GET', `/senders/${sig.ID}`, A())).body.Confirmed, false);
 
     // Eight days later the link has expired; a resent one works.
     s.clock.advance(8 * 24 * 60 * 60 * 1000);
     assert.equal((await fetch(s.url + path)).status, 400);
+    assert.equal((await fetch(s.url + path, { method: 'POST' })).status, 400);
     assert.equal((await s.request('GET', `/senders/${sig.ID}`, A())).body.Confirmed, false);
     assert.equal((await s.request('POST', `/senders/${sig.ID}/resend`, A())).body.ErrorCode, 0);
     await s.drain();
@@ -84,8 +100,19 @@ describe('Sender signature confirmation, end to end', () => {
     // A link for a deleted signature confirms nothing, not even a new signature for the same address.
     await s.request('DELETE', `/senders/${sig.ID}`, A());
     const again = (await s.request('POST', '/senders', A({ FromEmail: 'wary@confirm.test', Name: 'Wary' }))).body;
-    assert.equal((await fetch(s.url + fresh.path)).status, 400);
+    assert.equal((await fetch(s.url + fresh.path, { method: 'POST' })).status, 400);
     assert.equal((await s.request('GET', `/senders/${again.ID}`, A())).body.Confirmed, false);
+  });
+
+  it('renders what the requester chose inert on the confirmation page', async () => {
+    const Name = '<script>alert(1)</script>"\'&';
+    const sig = (await s.request('POST', '/senders', A({ FromEmail: 'inert@confirm.test', Name }))).body;
+    assert.equal(sig.Name, Name);
+    await s.drain();
+    const { path } = await linkFor('inert@confirm.test');
+    const text = await (await fetch(s.url + path)).text();
+    assert.ok(!text.includes('<script>'), 'no markup from the name');
+    assert.match(text, /&#60;script&#62;alert\(1\)&#60;\/script&#62;&#34;&#39;&#38;/);
   });
 
   it('retries the confirmation email while the relay refuses temporarily', async () => {

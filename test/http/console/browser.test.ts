@@ -373,6 +373,28 @@ describe('console in Chromium', () => {
     assert.equal(await s.ctx.db.selectFrom('suppressions').select('email').where('email', '=', 'x@dest.example').executeTakeFirst(), undefined);
   });
 
+  it('refuses a foreign page that posts its own account to the sign-in form (login CSRF)', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/login$/);
+    // Another site (localhost is not 127.0.0.1) with a form that signs the visitor in as the attacker.
+    const foreign = http.createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(`<form method="post" action="${s.url}/login"><input name="email" value="${VIEWER.email}"><input name="password" value="${VIEWER.password}"></form><script>document.forms[0].submit()</script>`);
+    });
+    await new Promise<void>((r) => foreign.listen(0, '127.0.0.1', r));
+    try {
+      await page.goto(`http://localhost:${(foreign.address() as AddressInfo).port}/`, { waitUntil: 'commit' });
+      await page.waitForURL(`${s.url}/login`, { waitUntil: 'domcontentloaded' });
+      assert.match((await page.locator('.error').textContent()) ?? '', /refused because the browser reports it came from another site/);
+      provoked(/Failed to load resource: .*status of 403/);
+      await page.goto(at('/activity'));
+      assert.match(page.url(), /\/login/, 'not signed in to the attacker’s account');
+    } finally {
+      foreign.closeAllConnections(); // the browser keeps its connection alive; close() alone would wait for it
+      await new Promise((r) => foreign.close(r));
+    }
+  });
+
   it('logged no console errors and no page errors', () => {
     // Only the hostile message's page may report something: the scripts and images its sandboxed frame's policy
     // blocked (that is the policy working). Any other error on any page fails, a 404 of an asset included.
