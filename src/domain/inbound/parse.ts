@@ -6,8 +6,9 @@ import PostalMime, { type Email } from 'postal-mime';
 
 /** Deeper than any real message (mail clients nest 3-5 levels); postal-mime's own limit is 256. */
 export const MAX_MIME_DEPTH = 64;
-/** The header fields of all parts together (postal-mime's own limit is 2 MiB). */
-export const MAX_HEADER_BYTES = 1024 * 1024;
+/** The header fields of all parts together (postal-mime's own limit is 2 MiB; Postfix keeps 100 KB of a
+ * message's header, header_size_limit). A real message's are a few KB, one with a thousand parts ~200 KB. */
+export const MAX_HEADER_BYTES = 512 * 1024;
 
 export class UnreadableMessage extends Error {}
 
