@@ -53,25 +53,28 @@ export function authservIdOf(value: string): string {
   return value.slice(i, j).toLowerCase();
 }
 
-function removes(name: string, value: string, rules: OwnHeaderRules): boolean {
-  if (name === 'authentication-results') return authservIdOf(value) === rules.authservId.toLowerCase();
+function removes(raw: Buffer, start: number, end: number, rules: OwnHeaderRules): boolean {
+  // Searched within the field only: a scan past it would make many colon-less lines quadratic.
+  const at = raw.subarray(start, end).indexOf(0x3a);
+  if (at < 0) return false;
+  const colon = start + at;
+  const name = raw.toString('latin1', start, colon).trim().toLowerCase();
+  if (name === 'authentication-results') return authservIdOf(raw.toString('latin1', colon + 1, end)) === rules.authservId.toLowerCase();
   if (name === 'received-spf') return true;
   return rules.spamScored && name.startsWith('x-spam-');
 }
 
 /** The message without the header fields that would pass for mailroom's own (the same Buffer when none). */
 export function withoutForgedHeaders(raw: Buffer, rules: OwnHeaderRules): Buffer {
-  const keep: Buffer[] = [];
-  let removed = false;
+  // Kept byte ranges, neighbours merged: a header of many fields is still a few pieces.
+  const keep: Array<[number, number]> = [];
   let pos = 0;
   let fieldStart = 0;
   const closeField = (end: number) => {
-    if (end <= fieldStart) return;
-    const text = raw.toString('latin1', fieldStart, end);
-    const colon = text.indexOf(':');
-    const name = colon < 0 ? '' : text.slice(0, colon).trim().toLowerCase();
-    if (colon >= 0 && removes(name, text.slice(colon + 1), rules)) removed = true;
-    else keep.push(raw.subarray(fieldStart, end));
+    if (end <= fieldStart || removes(raw, fieldStart, end, rules)) return;
+    const last = keep[keep.length - 1];
+    if (last && last[1] === fieldStart) last[1] = end;
+    else keep.push([fieldStart, end]);
   };
   while (pos < raw.length) {
     const nl = raw.indexOf(0x0a, pos);
@@ -87,7 +90,7 @@ export function withoutForgedHeaders(raw: Buffer, rules: OwnHeaderRules): Buffer
     pos = lineEnd;
   }
   closeField(pos);
-  if (!removed) return raw;
-  keep.push(raw.subarray(pos));
-  return Buffer.concat(keep);
+  if (keep.length === 1 && keep[0][0] === 0 && keep[0][1] === pos) return raw;
+  if (keep.length === 0 && pos === 0) return raw;
+  return Buffer.concat([...keep.map(([a, b]) => raw.subarray(a, b)), raw.subarray(pos)]);
 }
