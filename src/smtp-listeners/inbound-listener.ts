@@ -126,6 +126,7 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
         } catch (err) {
           if (err instanceof UnreadableMessage) {
             log.warn({ event: 'inbound', outcome: 'unreadable', reason: err.message, bytes: spool.bytes, ip: envelope.ip }, 'inbound message refused');
+            ctx.metrics.inboundMessages.inc({ kind: 'unreadable' });
             return cb(smtpError(554, `5.6.0 ${err.message}`));
           }
           log.error({ err }, 'inbound report could not be recorded');
