@@ -1,9 +1,10 @@
-// Operator commands of the CLI (status, sender add, domain add, backup): each takes the parsed arguments and
+// Operator commands of the CLI (status, sender add, domain add, postmaster, backup): each takes the parsed arguments and
 // returns the text to print. Kept apart from cli.ts so that each stays one screen long.
 import type { AppContext } from './context.js';
 import { ApiError } from './domain/errors.js';
 import { addDomain, addSender } from './domain/operations/first-sender.js';
 import { formatStatus, statusReport } from './domain/operations/status.js';
+import { listPostmaster, readPostmaster } from './domain/inbound/postmaster.js';
 import { backupSqlite } from './infra/db/backup.js';
 
 export class OperatorUsage extends Error {}
@@ -40,6 +41,20 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
     const lines = [`domain ${String(d.Name)} added (ID ${String(d.ID)}). Publish these DNS records, then verify through the API:`];
     if (d.DKIMPendingHost) lines.push(`  TXT   ${String(d.DKIMPendingHost)}  "${String(d.DKIMPendingTextValue)}"`);
     if (d.ReturnPathDomain) lines.push(`  CNAME ${String(d.ReturnPathDomain)}  ${String(d.ReturnPathDomainCNAMEValue)}`);
+    return `${lines.join('\n')}\n`;
+  },
+  async postmaster(ctx, [sub, id]) {
+    if (sub === 'show' && id) {
+      const m = await readPostmaster(ctx, id);
+      if (m === null) throw new OperatorUsage(`no message ${id} for postmaster (mailroom postmaster lists them)`);
+      return m.endsWith('\n') ? m : `${m}\n`;
+    }
+    if (sub !== undefined && sub !== 'list') throw new OperatorUsage('usage: mailroom postmaster [list | show ID]');
+    const r = await listPostmaster(ctx);
+    const lines = [`${r.total} message${r.total === 1 ? '' : 's'} for postmaster${r.total > r.messages.length ? ` (the newest ${r.messages.length} below)` : ''}; \`mailroom postmaster show ID\` prints one`];
+    for (const m of r.messages) {
+      lines.push(`  ${m.id}  ${new Date(m.receivedAt).toISOString()}  ${m.size} bytes  from ${m.from || '-'} (MAIL FROM <${m.mailFrom}>, ${m.remoteIp})  ${m.subject}`);
+    }
     return `${lines.join('\n')}\n`;
   },
   async backup(ctx, [file]) {

@@ -77,6 +77,8 @@ export interface Config {
   inboundSlots: SmtpSlotLimits;
   /** MAILROOM_INBOUND_DOMAIN: servers' inbound addresses are <InboundHash>[+<MailboxHash>]@this domain. */
   inboundDomain: string;
+  /** MAILROOM_INBOUND_MAX_MESSAGE_BYTES: the SIZE the inbound listener advertises (RFC 1870) and enforces. */
+  inboundMaxMessageBytes: number;
   /** MAILROOM_SPAMD (host:port of a SpamAssassin spamd); null: inbound mail gets no spam score. */
   spamd: { host: string; port: number } | null;
   dnsServers: DnsServer[] | null;
@@ -433,6 +435,7 @@ function readConfig(env: Env): Config {
     inboundTls: parseInboundTls(env),
     inboundSlots: smtpSlots(env, 'MAILROOM_INBOUND_SMTP', { maxPerClient: 10, idle: 120, session: 600 }),
     inboundDomain: hostname(env, 'MAILROOM_INBOUND_DOMAIN', `inbound.${returnPathDomain}`),
+    inboundMaxMessageBytes: int(env, 'MAILROOM_INBOUND_MAX_MESSAGE_BYTES', 10 * 1024 * 1024, 65_536, 100 * 1024 * 1024),
     spamd: parseSpamd(env),
     dnsServers: parseDnsServers(env),
     returnPathDomain,

@@ -4,18 +4,29 @@
 // when that fails, so the sending MTA keeps the report and retries (RFC 5321 4.2.5, 6.1). With
 // MAILROOM_INBOUND_TLS_CERT/_KEY it offers STARTTLS (RFC 3207), which production MTAs use when offered.
 // Recipients that are a server's inbound address or at its InboundDomain (domain/inbound/inbound-address.ts)
-// go to inbound processing (domain/inbound/receive.ts); a message may carry both kinds.
+// go to inbound processing (domain/inbound/receive.ts), postmaster to the operator (postmaster.ts); a message
+// may carry every kind (take-in.ts). A message that cannot be parsed is refused for good (554 5.6.0).
+import { pipeline } from 'node:stream/promises';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../context.js';
-import { takeInReport } from '../domain/inbound/intake.js';
-import { checkRecipient, type InboundTarget } from '../domain/inbound/recipients.js';
-import { findInboundMailbox, type InboundMailbox } from '../domain/inbound/inbound-address.js';
-import { InboundWriter, receiveInbound } from '../domain/inbound/receive.js';
+import { UnreadableMessage } from '../domain/inbound/parse.js';
+import { isPostmaster } from '../domain/inbound/postmaster.js';
+import { checkRecipient, isReturnPathDomain } from '../domain/inbound/recipients.js';
+import { count, takeIn, type Rcpts } from '../domain/inbound/take-in.js';
+import { ByteBudget } from '../infra/byte-budget.js';
+import { SpoolDir } from '../infra/spool.js';
+import { findInboundMailbox } from '../domain/inbound/inbound-address.js';
+import { InboundWriter } from '../domain/inbound/receive.js';
 import { ClientSlots } from './client-slots.js';
 import { inboundTlsOptions } from './tls-options.js';
 
-/** A bounce with the original attached rarely exceeds a few hundred KB; 10 MB covers large originals. */
+/** The default of MAILROOM_INBOUND_MAX_MESSAGE_BYTES: a bounce with the original attached rarely exceeds a
+ * few hundred KB; 10 MiB covers large originals and ordinary inbound mail. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** A message up to this size is kept in memory while it arrives; a larger one goes to a temporary file. */
+export const SPOOL_MEMORY_BYTES = 256 * 1024;
+/** Messages of the full SIZE parsed at once: parsing holds a few times a message's bytes in memory. */
+export const PARSE_BUDGET_MESSAGES = 2;
 export const MAX_CLIENTS = 50;
 export const MAX_RECIPIENTS = 50;
 /** RFC 5321 4.5.3.2 suggests minutes; a bounce sender never needs long between commands. */
@@ -35,9 +46,12 @@ const smtpError = (code: number, message: string) => Object.assign(new Error(mes
 
 export async function startInboundListener(ctx: AppContext): Promise<InboundListener> {
   const log = ctx.logger.child({ component: 'inbound-smtp' });
-  const targets = new WeakMap<SMTPServerSession, InboundTarget[]>();
-  const mailboxes = new WeakMap<SMTPServerSession, InboundMailbox[]>();
+  const rcpts = new WeakMap<SMTPServerSession, Rcpts>();
   const writer = new InboundWriter(ctx);
+  const maxBytes = ctx.config.inboundMaxMessageBytes;
+  const spoolDir = await SpoolDir.create('mailroom-inbound');
+  const budget = new ByteBudget(PARSE_BUDGET_MESSAGES * maxBytes);
+  const ownDomain = async (d: string) => d === ctx.config.inboundDomain || isReturnPathDomain(ctx, d);
   // Per-client connection limits and deadlines that NOOP does not extend (client-slots.ts).
   const slots = new ClientSlots(ctx.config.inboundSlots, ctx.clock, log);
 
@@ -50,26 +64,30 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
     ...inboundTlsOptions(ctx.config.inboundTls),
     authOptional: true,
     disableReverseLookup: true,
-    size: MAX_MESSAGE_BYTES,
+    // Advertised as SIZE (RFC 1870): a client announcing more is refused at MAIL FROM, one sending more is
+    // refused after DATA with 552 5.3.4 (the bytes past the limit are read and dropped, never kept).
+    size: maxBytes,
     maxClients: MAX_CLIENTS,
     socketTimeout: SOCKET_TIMEOUT_MS,
     closeTimeout: 5_000,
     logger: false,
     onRcptTo(address, session, cb) {
-      const list = targets.get(session) ?? [];
-      const boxes = mailboxes.get(session) ?? [];
-      if (list.length + boxes.length >= MAX_RECIPIENTS) return cb(smtpError(452, '4.5.3 Too many recipients'));
+      const r = rcpts.get(session) ?? { reports: [], boxes: [], postmaster: [] };
+      rcpts.set(session, r);
+      if (count(r) >= MAX_RECIPIENTS) return cb(smtpError(452, '4.5.3 Too many recipients'));
       (async () => {
-        const box = await findInboundMailbox(ctx, address.address);
-        if (box) {
-          boxes.push(box);
-          mailboxes.set(session, boxes);
+        if (await isPostmaster(address.address, ownDomain)) {
+          r.postmaster.push(address.address);
           return cb();
         }
-        const r = await checkRecipient(ctx, address.address);
-        if (!r.ok) return cb(smtpError(r.code, r.message));
-        list.push(r.target);
-        targets.set(session, list);
+        const box = await findInboundMailbox(ctx, address.address);
+        if (box) {
+          r.boxes.push(box);
+          return cb();
+        }
+        const c = await checkRecipient(ctx, address.address);
+        if (!c.ok) return cb(smtpError(c.code, c.message));
+        r.reports.push(c.target);
         cb();
       })().then(
         () => undefined,
@@ -81,52 +99,44 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
     },
     onMailFrom(_address, session, cb) {
       // A new transaction on the same connection starts with no recipients (RFC 5321 4.1.4).
-      targets.delete(session);
-      mailboxes.delete(session);
+      rcpts.delete(session);
       cb();
     },
     onData(stream: SMTPServerDataStream, session, cb) {
-      const chunks: Buffer[] = [];
-      // Past the limit the rest is read and dropped (the answer is 552 anyway), never buffered.
-      stream.on('data', (c: Buffer) => {
-        if (!stream.sizeExceeded) chunks.push(c);
-      });
-      stream.on('error', (err) => {
-        log.warn({ err }, 'data stream failed');
-      });
-      stream.on('end', () => {
-        const list = targets.get(session) ?? [];
-        const boxes = mailboxes.get(session) ?? [];
-        targets.delete(session);
-        mailboxes.delete(session);
-        if (stream.sizeExceeded) return cb(smtpError(552, `5.3.4 Message too big (limit ${MAX_MESSAGE_BYTES} bytes)`));
-        const raw = Buffer.concat(chunks);
-        const envelope = {
-          ip: session.remoteAddress,
-          helo: session.hostNameAppearsAs ?? '',
-          mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-        };
-        Promise.all([
-          list.length ? takeInReport(ctx, raw, list) : [],
-          boxes.length ? receiveInbound(ctx, writer, raw, envelope, boxes) : [],
-        ]).then(
-          ([outcomes, received]) => {
-            for (const o of outcomes) {
-              log.info({ event: 'inbound', ...o, bytes: raw.length }, 'inbound report');
-              ctx.metrics.inboundMessages.inc({ kind: o.outcome });
-            }
-            for (const o of received) {
-              log.info({ event: 'inbound', ...o, bytes: raw.length }, 'inbound message');
-              ctx.metrics.inboundMessages.inc({ kind: `processing-${o.status.toLowerCase()}` });
-            }
-            cb(null, list.length ? '2.6.0 Report received' : `2.6.0 Message received${received[0] ? ` as ${received[0].inboundId}` : ''}`);
-          },
-          (err) => {
-            log.error({ err }, 'inbound report could not be recorded');
-            cb(smtpError(451, '4.3.0 Temporary failure, try again later'));
-          },
-        );
-      });
+      const r = rcpts.get(session) ?? { reports: [], boxes: [], postmaster: [] };
+      rcpts.delete(session);
+      // The DATA goes to a spool (memory up to SPOOL_MEMORY_BYTES, a temporary file beyond), never to a
+      // buffer per recipient; it is read back whole only to be parsed, within the parse budget.
+      const spool = spoolDir.spool(maxBytes, SPOOL_MEMORY_BYTES);
+      const envelope = {
+        ip: session.remoteAddress,
+        helo: session.hostNameAppearsAs ?? '',
+        mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+      };
+      (async () => {
+        try {
+          await pipeline(stream, spool);
+        } catch (err) {
+          log.warn({ err }, 'data stream failed');
+          return cb(smtpError(451, '4.3.0 Temporary failure, try again later'));
+        }
+        if (stream.sizeExceeded || spool.oversized) {
+          return cb(smtpError(552, `5.3.4 Message too big: ${spool.bytes} bytes, the limit is ${maxBytes} bytes (SIZE ${maxBytes})`));
+        }
+        let reply: string;
+        try {
+          reply = await budget.run(spool.bytes, async () => takeIn(ctx, log, writer, await spool.read(), envelope, r));
+        } catch (err) {
+          if (err instanceof UnreadableMessage) {
+            log.warn({ event: 'inbound', outcome: 'unreadable', reason: err.message, bytes: spool.bytes, ip: envelope.ip }, 'inbound message refused');
+            ctx.metrics.inboundMessages.inc({ kind: 'unreadable' });
+            return cb(smtpError(554, `5.6.0 ${err.message}`));
+          }
+          log.error({ err }, 'inbound report could not be recorded');
+          return cb(smtpError(451, '4.3.0 Temporary failure, try again later'));
+        }
+        cb(null, reply);
+      })().finally(() => void spool.discard());
     },
   }));
   slots.attach(server);
@@ -148,7 +158,10 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
     stop: () =>
       new Promise<void>((resolve) => {
         ctx.ports.inboundSmtp = null;
-        server.close(() => resolve());
+        server.close(() => {
+          spoolDir.remove().then(resolve, resolve);
+        });
       }),
   };
 }
+

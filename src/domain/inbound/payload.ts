@@ -71,11 +71,13 @@ const asText = (list: Mailbox[]) => list.map((m) => (m.name ? `"${m.name.replace
 export interface PayloadInput {
   id: string;
   email: Email;
-  raw: Buffer;
+  /** The message as the application may see it (RawEmailEnabled), or null. */
+  rawEmail: string | null;
   originalRecipient: string;
   mailboxHash: string;
+  /** The server's envelope recipients that the To and Cc headers do not name: listed in Bcc. */
+  envelopeBcc: string[];
   streamId: string;
-  includeRaw: boolean;
 }
 
 export function buildPayload(p: PayloadInput): InboundPayload {
@@ -84,6 +86,7 @@ export function buildPayload(p: PayloadInput): InboundPayload {
   const to = mailboxes(email.to);
   const cc = mailboxes(email.cc);
   const bcc = mailboxes(email.bcc);
+  for (const address of p.envelopeBcc) if (!bcc.some((m) => m.address.toLowerCase() === address.toLowerCase())) bcc.push({ name: '', address });
   const header = (name: string) => email.headers.find((h) => h.key === name)?.value ?? '';
   const payload: InboundPayload = {
     From: from.address,
@@ -121,7 +124,7 @@ export function buildPayload(p: PayloadInput): InboundPayload {
     }),
     MessageStream: p.streamId,
   };
-  if (p.includeRaw) payload.RawEmail = p.raw.toString('utf8');
+  if (p.rawEmail !== null) payload.RawEmail = p.rawEmail;
   return payload;
 }
 

@@ -6,7 +6,6 @@
 // share one commit (InboundWriter), so the database's fsync is not the ceiling of the intake rate.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import PostalMime from 'postal-mime';
 import type { AppContext } from '../../context.js';
 import { CommitBatcher, inTransaction } from '../../infra/db/commit-batcher.js';
 import type { Database } from '../../infra/db/schema.js';
@@ -17,6 +16,8 @@ import { enqueueJobs } from '../../infra/jobs/enqueue.js';
 import { examine, type Envelope } from './authenticate.js';
 import { inboundHookJob, INBOUND_STATUS } from './hook-queue.js';
 import type { InboundMailbox } from './inbound-address.js';
+import { parseInbound } from './parse.js';
+import { withoutForgedHeaders } from './own-headers.js';
 import { buildPayload, mailboxes } from './payload.js';
 import { blockingRule } from './rules.js';
 
@@ -53,7 +54,10 @@ export class InboundWriter extends CommitBatcher<Write> {
 }
 
 export interface ReceiveOutcome {
+  /** The server's first envelope recipient (OriginalRecipient). */
   address: string;
+  /** How many of the server's addresses the envelope named (one stored message for all). */
+  addresses: number;
   inboundId: string;
   status: string;
   duplicate: boolean;
@@ -77,18 +81,45 @@ async function serverInfo(db: Kysely<Database>, serverId: number): Promise<Serve
     .then((r) => (r ? { ...r, stream_id: r.stream_id ?? 'inbound' } : undefined));
 }
 
+/** The envelope recipients of one message, grouped by server in the order they were given. */
+function byServer(boxes: InboundMailbox[]): Map<number, InboundMailbox[]> {
+  const out = new Map<number, InboundMailbox[]>();
+  for (const b of boxes) {
+    const list = out.get(b.serverId);
+    if (list) {
+      if (!list.some((x) => x.address.toLowerCase() === b.address.toLowerCase())) list.push(b);
+    } else out.set(b.serverId, [b]);
+  }
+  return out;
+}
+
+/**
+ * Stores the message ONCE per server however many of its addresses the envelope names (issue 27: fifty
+ * `+tag` addresses made fifty copies and fifty posts). OriginalRecipient and MailboxHash are those of the
+ * server's first envelope recipient; ToFull and CcFull list the To and Cc headers, as the hosted service
+ * does, and BccFull adds the server's other envelope recipients that the headers do not name (blind copies,
+ * RFC 5322 3.6.3), so the application sees every address of its own the message was received at and none of
+ * another server's. Servers are written one after the other, so only one payload is in memory at a time.
+ */
 export async function receiveInbound(ctx: AppContext, writer: InboundWriter, raw: Buffer, env: Envelope, boxes: InboundMailbox[]): Promise<ReceiveOutcome[]> {
+  const cleaned = withoutForgedHeaders(raw, { authservId: ctx.config.inboundDomain, spamScored: ctx.config.spamd !== null });
+  // Parsed before any DNS or spamd work: a message that cannot be read is refused at once (554, listener).
+  const email = await parseInbound(cleaned);
   const examined = await examine(ctx, writer.resolve, raw, env);
-  const full = Buffer.concat([Buffer.from(examined.headers, 'utf8'), raw]);
-  const email = await PostalMime.parse(full, { attachmentEncoding: 'base64' });
+  email.headers = [...(await parseInbound(Buffer.from(`${examined.headers}\r\n`, 'utf8'))).headers, ...email.headers];
+  let rawEmail: string | null = null;
+  const rawText = () => (rawEmail ??= Buffer.concat([Buffer.from(examined.headers, 'utf8'), cleaned]).toString('utf8'));
   const now = ctx.clock.now();
   const from = mailboxes(email.from ? [email.from] : [])[0]?.address ?? env.mailFrom;
   const listed = [...mailboxes(email.to), ...mailboxes(email.cc)].map((m) => m.address.toLowerCase());
+  const digest = createHash('sha256').update(raw).digest('hex');
 
-  const writes: Write[] = [];
-  for (const box of boxes) {
-    const server = await serverInfo(ctx.db, box.serverId);
+  const out: ReceiveOutcome[] = [];
+  let queued = false;
+  for (const [serverId, own] of byServer(boxes)) {
+    const server = await serverInfo(ctx.db, serverId);
     if (!server) continue;
+    const first = own[0];
     const id = randomUUID();
     const rule = await blockingRule(ctx.db, server.id, from);
     const score = examined.spam?.score ?? null;
@@ -100,19 +131,30 @@ export async function receiveInbound(ctx: AppContext, writer: InboundWriter, raw
         ? `Spam score ${score} is above the server's InboundSpamThreshold of ${server.inbound_spam_threshold}.`
         : '';
     const status = blockedReason ? INBOUND_STATUS.blocked : server.inbound_hook_url ? INBOUND_STATUS.queued : INBOUND_STATUS.processed;
-    const payload = buildPayload({ id, email, raw: full, originalRecipient: box.address, mailboxHash: box.mailboxHash, streamId: server.stream_id, includeRaw: server.raw_email_enabled === 1 });
-    writes.push({
+    const envelopeOnly = own.map((b) => b.address).filter((a) => !listed.includes(a.toLowerCase()));
+    const payload = buildPayload({
+      id,
+      email,
+      rawEmail: server.raw_email_enabled === 1 ? rawText() : null,
+      originalRecipient: first.address,
+      mailboxHash: first.mailboxHash,
+      envelopeBcc: envelopeOnly,
+      streamId: server.stream_id,
+    });
+    const w: Write = {
       row: {
         id,
         server_id: server.id,
         stream_id: server.stream_id,
-        digest: createHash('sha256').update(box.address.toLowerCase()).update('\n').update(raw).digest('hex'),
+        // The message alone: the same message to another of the server's addresses (a sender splitting
+        // recipients over transactions, RFC 5321 4.5.3.1.8) is the same message, stored once.
+        digest,
         from_email: payload.From.toLowerCase(),
         from_name: payload.FromName,
-        recipients: [...new Set([...listed, box.address.toLowerCase()])].join(' '),
-        original_recipient: box.address,
+        recipients: [...new Set([...listed, ...own.map((b) => b.address.toLowerCase())])].join(' '),
+        original_recipient: first.address,
         subject: payload.Subject,
-        mailbox_hash: box.mailboxHash,
+        mailbox_hash: first.mailboxHash,
         tag: payload.Tag,
         status,
         blocked_reason: blockedReason,
@@ -122,9 +164,11 @@ export async function receiveInbound(ctx: AppContext, writer: InboundWriter, raw
         // Without an InboundHookUrl there is nobody to post to: the message is kept for the API only.
         processed_at: status === INBOUND_STATUS.processed ? now : null,
       },
-    });
+    };
+    await writer.submit(w);
+    if (w.stored && status === INBOUND_STATUS.queued) queued = true;
+    out.push({ address: first.address, addresses: own.length, inboundId: id, status, duplicate: !w.stored });
   }
-  await Promise.all(writes.map((w) => writer.submit(w)));
-  if (writes.some((w) => w.stored && w.row.status === INBOUND_STATUS.queued)) ctx.runner.wake();
-  return writes.map((w) => ({ address: w.row.original_recipient, inboundId: w.row.id, status: w.row.status, duplicate: !w.stored }));
+  if (queued) ctx.runner.wake();
+  return out;
 }

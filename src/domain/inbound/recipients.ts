@@ -15,7 +15,7 @@ export const FBL_LOCAL_PART = 'fbl';
 
 export type RcptCheck = { ok: true; target: InboundTarget } | { ok: false; code: number; message: string };
 
-async function isReturnPathDomain(ctx: AppContext, domain: string): Promise<boolean> {
+export async function isReturnPathDomain(ctx: AppContext, domain: string): Promise<boolean> {
   if (domain === ctx.config.returnPathDomain) return true;
   const dom = await ctx.db.selectFrom('domains').select('id').where('return_path_domain', '=', domain).where('return_path_verified', '=', 1).limit(1).executeTakeFirst();
   if (dom) return true;

@@ -2,6 +2,7 @@
 // alive, and the destinations failing right now with their last replies.
 import type { AppContext } from '../../context.js';
 import { queueStats } from '../../infra/jobs/stats.js';
+import { listPostmaster } from '../inbound/postmaster.js';
 import { formatTlsReport, tlsReport, type TlsDestination } from './tls-report.js';
 
 /** A worker whose heartbeat is older than this is shown as stale (killed or hung). */
@@ -15,6 +16,8 @@ export interface StatusReport {
   pacedDestinations: Array<{ destination: string; strikes: number; pausedSecondsLeft: number; ratePerMinute: number; lastReply: string }>;
   /** Outbound TLS per destination domain, TLS-RPT style (tls-report.ts). */
   tls: TlsDestination[];
+  /** Mail kept for postmaster (domain/inbound/postmaster.ts), read with `mailroom postmaster`. */
+  postmaster: { messages: number; newestAt: string | null };
 }
 
 export async function statusReport(ctx: AppContext): Promise<StatusReport> {
@@ -54,7 +57,9 @@ export async function statusReport(ctx: AppContext): Promise<StatusReport> {
     ratePerMinute: Number(p.rate_per_minute),
     lastReply: p.last_reply.slice(0, 200),
   }));
-  return { queues, workers, failingDestinations, pacedDestinations, tls: await tlsReport(ctx, now) };
+  const pm = await listPostmaster(ctx, 1);
+  const postmaster = { messages: pm.total, newestAt: pm.messages[0] ? new Date(pm.messages[0].receivedAt).toISOString() : null };
+  return { queues, workers, failingDestinations, pacedDestinations, tls: await tlsReport(ctx, now), postmaster };
 }
 
 const secs = (ms: number) => (ms < 1000 ? '0 s' : ms < 120_000 ? `${Math.round(ms / 1000)} s` : ms < 7_200_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 3_600_000)} h`);
@@ -76,5 +81,7 @@ export function formatStatus(r: StatusReport): string {
     out.push(`  ${p.destination}: ${pause}${p.ratePerMinute}/min after ${p.strikes} throttle(s); last: ${p.lastReply}`);
   }
   out.push(...formatTlsReport(r.tls));
+  const pm = r.postmaster;
+  out.push(`Postmaster: ${pm.messages} message${pm.messages === 1 ? '' : 's'}${pm.newestAt ? ` (newest ${pm.newestAt}; read them with \`mailroom postmaster\`)` : ''}`);
   return `${out.join('\n')}\n`;
 }

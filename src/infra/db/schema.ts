@@ -4,7 +4,7 @@ import type { BouncesTable } from './tables/bounces.js';
 import type { ConsoleLoginFailuresTable, ConsoleSessionsTable, ConsoleUsersTable } from './tables/console.js';
 import type { DataRemovalsTable } from './tables/data-removals.js';
 import type { DestinationPaceTable } from './tables/destination-pace.js';
-import type { InboundReportsTable } from './tables/inbound-reports.js';
+import type { InboundReportsTable, PostmasterMessagesTable } from './tables/inbound-reports.js';
 import type { InboundAttemptsTable, InboundMessagesTable, InboundRulesTable } from './tables/inbound.js';
 import type { JobsTable } from './tables/jobs.js';
 import type { MessageStreamsTable } from './tables/message-streams.js';
@@ -44,6 +44,7 @@ export interface Database {
   sender_signatures: SenderSignaturesTable;
   bounces: BouncesTable;
   inbound_reports: InboundReportsTable;
+  postmaster_messages: PostmasterMessagesTable;
   inbound_messages: InboundMessagesTable;
   inbound_rules: InboundRulesTable;
   inbound_attempts: InboundAttemptsTable;

@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
+import { connect } from 'node:net';
+import type { Logger } from '../../../src/infra/logger.js';
 import { inboundSmtpPort } from '../../../src/smtp-listeners/inbound-listener.js';
 import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server.js';
 import { startService, type TestService } from '../../helpers/service.js';
@@ -19,11 +21,11 @@ export interface InboundSetup {
   close(): Promise<void>;
 }
 
-export async function startInbound(env: Record<string, string> = {}): Promise<InboundSetup> {
+export async function startInbound(env: Record<string, string> = {}, logger?: Logger): Promise<InboundSetup> {
   const dns = await startDnsServer();
   // The senders' domain authorizes loopback, so SPF passes for mail sent from the test (RFC 7208).
   dns.set('customer.example', [{ type: 'TXT', data: 'v=spf1 ip4:127.0.0.1 -all' }]);
-  const s = await startService({ env: { MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true', MAILROOM_DNS_SERVERS: dns.address, ...env } });
+  const s = await startService({ env: { MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true', MAILROOM_DNS_SERVERS: dns.address, ...env }, logger });
   const app = await startWebhookReceiver();
   const put = await s.request('PUT', '/server', { body: { InboundHookUrl: `${app.url}/inbound` } });
   assert.equal(put.status, 200, put.text);
@@ -67,5 +69,41 @@ export async function sendInbound(s: TestService, mail: Mail.Options, envelopeTo
     return { ok: false, code: e.responseCode, response: e.response ?? e.message };
   } finally {
     t.close();
+  }
+}
+
+/** A raw SMTP dialogue with the inbound listener: the greeting, then each command's whole reply in turn. */
+export async function dialogue(s: TestService, commands: string[]): Promise<string[]> {
+  const port = inboundSmtpPort(s.ctx);
+  assert.ok(port, 'the inbound listener is running');
+  const socket = connect(port, '127.0.0.1');
+  socket.setEncoding('utf8');
+  let buf = '';
+  let wake: (() => void) | null = null;
+  socket.on('data', (d: string) => {
+    buf += d;
+    wake?.();
+  });
+  const next = async (): Promise<string> => {
+    for (;;) {
+      const end = buf.search(/^\d{3} .*\r\n/m);
+      if (end >= 0) {
+        const stop = buf.indexOf('\r\n', end) + 2;
+        const reply = buf.slice(0, stop);
+        buf = buf.slice(stop);
+        return reply.trimEnd();
+      }
+      await new Promise<void>((r) => (wake = r));
+    }
+  };
+  try {
+    const out = [await next()];
+    for (const c of commands) {
+      socket.write(`${c}\r\n`);
+      out.push(await next());
+    }
+    return out;
+  } finally {
+    socket.destroy();
   }
 }

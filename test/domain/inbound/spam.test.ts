@@ -25,7 +25,13 @@ describe('inbound spam scoring with spamd', { skip: spamdInstalled() ? false : '
   const header = (d: any, name: string) => d.Headers.find((h: any) => h.Name === name)?.Value;
 
   it('scores every message; with no threshold (0) spam is still posted', async () => {
-    const answer = await sendInbound(t.s, { to: t.address, subject: 'GTUBE, no threshold', text: `Test\n${GTUBE}\n` });
+    // The sender's own spam verdict is removed: mailroom scores the message itself (issue 27).
+    const answer = await sendInbound(t.s, {
+      to: t.address,
+      subject: 'GTUBE, no threshold',
+      text: `Test\n${GTUBE}\n`,
+      headers: { 'X-Spam-Status': 'No, score=-50', 'X-Spam-Score': '-50', 'X-Spam-Flag': 'NO' },
+    });
     assert.ok(answer.ok, answer.response);
     await t.s.drain();
     const d = await details(answer);
@@ -33,6 +39,8 @@ describe('inbound spam scoring with spamd', { skip: spamdInstalled() ? false : '
     assert.equal(header(d, 'X-Spam-Status'), 'Yes');
     assert.ok(Number(header(d, 'X-Spam-Score')) >= 1000);
     assert.match(header(d, 'X-Spam-Tests'), /GTUBE/);
+    assert.equal(d.Headers.filter((h: any) => h.Name.toLowerCase() === 'x-spam-score').length, 1, 'only mailroom\'s score');
+    assert.equal(header(d, 'X-Spam-Flag'), undefined);
     assert.ok(d.SpamScore >= 1000);
   });
 

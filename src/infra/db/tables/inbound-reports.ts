@@ -4,3 +4,17 @@ export interface InboundReportsTable {
   digest: string;
   received_at: number;
 }
+
+/** Mail for postmaster, kept for the operator (migration 0026, domain/inbound/postmaster.ts). */
+export interface PostmasterMessagesTable {
+  id: string;
+  digest: string;
+  received_at: number;
+  remote_ip: string;
+  mail_from: string;
+  recipients: string;
+  from_header: string;
+  subject: string;
+  size: number;
+  message: string;
+}

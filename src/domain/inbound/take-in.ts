@@ -1,0 +1,46 @@
+// One message received by the inbound listener, handed to each kind of its recipients: bounce reports
+// (intake.ts), servers' inbound mail (receive.ts, once per server) and postmaster (postmaster.ts). Each
+// outcome is logged and counted; the text returned is the 250 reply.
+import type { AppContext } from '../../context.js';
+import type { Logger } from '../../infra/logger.js';
+import type { Envelope } from './authenticate.js';
+import type { InboundMailbox } from './inbound-address.js';
+import { takeInReport } from './intake.js';
+import { storePostmaster } from './postmaster.js';
+import { receiveInbound, type InboundWriter } from './receive.js';
+import type { InboundTarget } from './recipients.js';
+
+/** The recipients of the transaction in progress on a connection, by what the listener does with them. */
+export interface Rcpts {
+  reports: InboundTarget[];
+  boxes: InboundMailbox[];
+  postmaster: string[];
+}
+
+export const count = (r: Rcpts): number => r.reports.length + r.boxes.length + r.postmaster.length;
+
+
+/** One received message to each kind of its recipients: reports, servers' inbound mail, postmaster. */
+export async function takeIn(ctx: AppContext, log: Logger, writer: InboundWriter, raw: Buffer, envelope: Envelope, r: Rcpts): Promise<string> {
+  const [outcomes, received, postmaster] = await Promise.all([
+    r.reports.length ? takeInReport(ctx, raw, r.reports) : [],
+    r.boxes.length ? receiveInbound(ctx, writer, raw, envelope, r.boxes) : [],
+    r.postmaster.length ? storePostmaster(ctx, raw, envelope, r.postmaster) : null,
+  ]);
+  for (const o of outcomes) {
+    log.info({ event: 'inbound', ...o, bytes: raw.length }, 'inbound report');
+    ctx.metrics.inboundMessages.inc({ kind: o.outcome });
+  }
+  for (const o of received) {
+    log.info({ event: 'inbound', ...o, bytes: raw.length }, 'inbound message');
+    ctx.metrics.inboundMessages.inc({ kind: `processing-${o.status.toLowerCase()}` });
+  }
+  if (postmaster) {
+    // The operator reads these (`mailroom postmaster`); warn, so that a log watcher shows them too.
+    log.warn({ event: 'inbound', outcome: 'postmaster', id: postmaster.id, duplicate: postmaster.duplicate, from: envelope.mailFrom, ip: envelope.ip, bytes: raw.length }, 'mail for postmaster');
+    ctx.metrics.inboundMessages.inc({ kind: 'postmaster' });
+  }
+  if (r.reports.length) return '2.6.0 Report received';
+  if (received[0]) return `2.6.0 Message received as ${received[0].inboundId}`;
+  return postmaster ? `2.6.0 Message received for postmaster as ${postmaster.id}` : '2.6.0 Message received';
+}
