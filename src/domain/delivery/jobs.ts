@@ -11,10 +11,11 @@ export interface DeliverPayload {
   domain: string;
 }
 
-export function deliveryJobsFor(messageId: string, recipientEmails: string[], runAt: number): NewJob[] {
+/** `queue`: DELIVER_QUEUE, or the bulk queue for messages compiled from a bulk request (src/domain/bulk). */
+export function deliveryJobsFor(messageId: string, recipientEmails: string[], runAt: number, queue: string = DELIVER_QUEUE): NewJob[] {
   const domains = [...new Set(recipientEmails.map(emailDomain))];
   return domains.map((domain) => ({
-    queue: DELIVER_QUEUE,
+    queue,
     payload: { messageId, domain } satisfies DeliverPayload,
     runAt,
     groupKey: domain,
