@@ -45,7 +45,19 @@ export async function finishBulkRequests(ctx: AppContext, now: number): Promise<
   const open = await ctx.db.selectFrom('bulk_requests').select('id').where('status', '=', 'Processing').whereRef('pages_done', '>=', 'pages').limit(1000).execute();
   let n = 0;
   for (const { id } of open) if (await completeIfDone(ctx.db, id, now)) n++;
-  // A Failed request sends nothing more: its attachment content is not needed once its messages are out.
+  // A Failed request compiles nothing more: its attachment content goes once the messages it has are out.
+  const failed = await ctx.db
+    .selectFrom('bulk_attachments')
+    .innerJoin('bulk_requests', 'bulk_requests.id', 'bulk_attachments.bulk_id')
+    .select('bulk_requests.id')
+    .distinct()
+    .where('bulk_requests.status', '=', 'Failed')
+    .where('bulk_attachments.content', 'is not', null)
+    .limit(1000)
+    .execute();
+  for (const { id } of failed) {
+    if ((await queuedMessages(ctx.db, id)) === 0) await ctx.db.updateTable('bulk_attachments').set({ content: null }).where('bulk_id', '=', id).execute();
+  }
   return n;
 }
 

@@ -7,6 +7,7 @@ import PostalMime from 'postal-mime';
 import { claimJobs } from '../../../src/infra/jobs/claim.js';
 import { expandPage } from '../../../src/domain/bulk/expand.js';
 import { BULK_EXPAND_QUEUE } from '../../../src/domain/bulk/jobs.js';
+import { finishBulkRequests } from '../../../src/domain/bulk/status.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../../helpers/smtp-sink.js';
@@ -83,6 +84,22 @@ describe('bulk email', () => {
     const subjects = await Promise.all(delivered('t').map(async (m) => (await PostalMime.parse(m.raw)).subject));
     assert.deepEqual(subjects.sort(), ['Hi Reader 0', 'Hi Reader 1']);
     assert.equal((await s.request('GET', `/email/bulk/${res.body.Id}`)).body.Subject, 'Hi {{name}}');
+  });
+
+  it('fails the request, with its reason, when its template is deleted before expansion', async () => {
+    assert.equal((await s.request('POST', '/templates', { body: { Name: 'Gone', Alias: 'gone-t', Subject: 'Hi', TextBody: 'x' } })).status, 200);
+    const file = [{ Name: 'a.txt', Content: Buffer.from('a').toString('base64'), ContentType: 'text/plain' }];
+    const res = await s.request('POST', '/email/bulk', { body: { From: 'news@example.com', TemplateAlias: 'gone-t', Attachments: file, Messages: recipients(2, 'f') } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal((await s.request('DELETE', '/templates/gone-t')).status, 200);
+    await s.drain();
+    assert.equal(delivered('f').length, 0);
+    const status = await s.request('GET', `/email/bulk/${res.body.Id}`);
+    assert.equal(status.body.Status, 'Failed');
+    assert.match(status.body.FailureReason, /gone-t/);
+    await finishBulkRequests(s.ctx, s.clock.now());
+    const stored = await s.ctx.db.selectFrom('bulk_attachments').select('content').where('bulk_id', '=', res.body.Id).execute();
+    assert.deepEqual(stored, [{ content: null }]);
   });
 
   it('skips and counts an inactive recipient, sending to the others', async () => {
