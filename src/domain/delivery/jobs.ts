@@ -4,6 +4,10 @@ import { emailDomain } from '../../infra/mime/normalize.js';
 import type { NewJob } from '../../infra/jobs/enqueue.js';
 
 export const DELIVER_QUEUE = 'deliver';
+/** The same delivery for messages compiled from a bulk request (src/domain/bulk), with slots of its own. */
+export const DELIVER_BULK_QUEUE = 'deliver-bulk';
+/** Every queue whose jobs deliver a message (a check for pending deliveries looks at both). */
+export const DELIVERY_QUEUES = [DELIVER_QUEUE, DELIVER_BULK_QUEUE] as const;
 
 export interface DeliverPayload {
   messageId: string;
