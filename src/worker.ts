@@ -20,6 +20,7 @@ import { purgeIdempotencyKeys } from './domain/accepting/idempotency.js';
 import { registerWebhookWorker } from './domain/webhooks/register.js';
 import { registerDataRemovals } from './domain/data-removals/register.js';
 import { registerInbound } from './domain/inbound/register.js';
+import { registerBulk } from './domain/bulk/register.js';
 
 export interface WorkerHandle {
   stop(): Promise<void>;
@@ -40,7 +41,9 @@ export async function registerWorkers(_ctx: AppContext): Promise<Array<() => Pro
   _ctx.scheduler.add({ name: 'partitions-ahead', everyMs: PARTITIONS_EVERY_MS, run: async (now) => void (await createPartitionsAhead(_ctx.db, now)) });
   stops.push((await startInboundListener(_ctx)).stop);
   _ctx.scheduler.add({ name: 'inbound-report-digests-purge', everyMs: PURGE_EVERY_MS, run: async (now) => void (await purgeReportDigests(_ctx, now)) });
-  stops.push(registerDelivery(_ctx, deliveryParts(_ctx)));
+  const delivery = deliveryParts(_ctx);
+  stops.push(registerDelivery(_ctx, delivery));
+  registerBulk(_ctx, delivery);
   registerSenderWorkers(_ctx);
   _ctx.scheduler.add({ name: 'archived-streams-purge', everyMs: 10 * 60_000, run: async (now) => void (await purgeArchivedStreams(_ctx, now)) });
   stops.push(registerWebhookWorker(_ctx));

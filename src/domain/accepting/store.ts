@@ -17,11 +17,14 @@ export interface AcceptedMessage {
   serverId: number;
   message: PreparedMessage;
   settings: ServerSettings;
+  /** Compiled from this bulk request (src/domain/bulk): its attachments are stored there, once, and its
+   * deliveries go to the bulk queue, behind no transactional message. */
+  bulk?: { id: string; queue: string };
 }
 
 const MESSAGE_COLUMNS = [
   'id', 'server_id', 'stream_id', 'from_email', 'from_raw', 'subject', 'tag', 'html_body', 'text_body', 'reply_to', 'headers',
-  'metadata', 'track_opens', 'track_links', 'attachments', 'status', 'sandbox', 'received_at', 'mime',
+  'metadata', 'track_opens', 'track_links', 'attachments', 'status', 'sandbox', 'received_at', 'mime', 'bulk_id',
 ] as const;
 const RECIPIENT_COLUMNS = ['message_id', 'server_id', 'stream_id', 'kind', 'email', 'name', 'status', 'received_at', 'settled_at'] as const;
 const ATTACHMENT_COLUMNS = ['message_id', 'position', 'name', 'content_type', 'content_id', 'content', 'size'] as const;
@@ -33,7 +36,7 @@ export async function storeMessages(trx: Kysely<Database>, ctx: AppContext, acce
   const attachments: unknown[][] = [];
   const events: MessageEventInput[] = [];
   const jobs: NewJob[] = [];
-  for (const { id, serverId, message: m, settings } of accepted) {
+  for (const { id, serverId, message: m, settings, bulk } of accepted) {
     // A Sandbox server records the message as if it had gone out and never delivers it: status Sent,
     // recipients settled at once, no delivery job (docs/reference/servers.md).
     const sandbox = settings.sandbox;
@@ -43,10 +46,10 @@ export async function storeMessages(trx: Kysely<Database>, ctx: AppContext, acce
     const attachmentList = m.attachments.map((a) => ({ Name: a.name, ContentType: a.contentType, ContentID: a.contentId, ContentLength: a.size }));
     messages.push([
       id, serverId, m.streamId, m.fromEmail, m.fromRaw, m.subject, m.tag, m.htmlBody, m.textBody, m.replyTo, JSON.stringify(m.headers),
-      JSON.stringify(m.metadata), trackOpens ? 1 : 0, trackLinks, JSON.stringify(attachmentList), status, sandbox ? 1 : 0, now, null,
+      JSON.stringify(m.metadata), trackOpens ? 1 : 0, trackLinks, JSON.stringify(attachmentList), status, sandbox ? 1 : 0, now, null, bulk?.id ?? null,
     ]);
     for (const r of m.recipients) recipients.push([id, serverId, m.streamId, r.kind, r.email, r.name, status, now, sandbox ? now : null]);
-    m.attachments.forEach((a, position) => attachments.push([id, position, a.name, a.contentType, a.contentId, a.content, a.size]));
+    if (!bulk) m.attachments.forEach((a, position) => attachments.push([id, position, a.name, a.contentType, a.contentId, a.content, a.size]));
     events.push({
       messageId: id,
       serverId,
@@ -59,7 +62,7 @@ export async function storeMessages(trx: Kysely<Database>, ctx: AppContext, acce
       metadata: m.metadata,
       tracking: { opens: trackOpens, links: trackLinks !== 'None' },
     });
-    if (!sandbox) jobs.push(...deliveryJobsFor(id, m.recipients.map((r) => r.email), now));
+    if (!sandbox) jobs.push(...deliveryJobsFor(id, m.recipients.map((r) => r.email), now, bulk?.queue));
   }
   await insertRows(trx, ctx.dialect, 'messages', MESSAGE_COLUMNS, messages);
   await insertRows(trx, ctx.dialect, 'message_recipients', RECIPIENT_COLUMNS, recipients);

@@ -20,7 +20,7 @@ export function parseTrackLinks(value: unknown): TrackLinks | null {
   throw bad("The field 'TrackLinks' must be one of None, HtmlAndText, HtmlOnly, TextOnly (or true/false).");
 }
 
-function metadata(value: unknown): Record<string, string> {
+export function metadata(value: unknown): Record<string, string> {
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) throw bad("The field 'Metadata' must be an object of string values.");
   const entries = Object.entries(value as Record<string, unknown>);

@@ -4,6 +4,10 @@ import { emailDomain } from '../../infra/mime/normalize.js';
 import type { NewJob } from '../../infra/jobs/enqueue.js';
 
 export const DELIVER_QUEUE = 'deliver';
+/** The same delivery for messages compiled from a bulk request (src/domain/bulk), with slots of its own. */
+export const DELIVER_BULK_QUEUE = 'deliver-bulk';
+/** Every queue whose jobs deliver a message (a check for pending deliveries looks at both). */
+export const DELIVERY_QUEUES = [DELIVER_QUEUE, DELIVER_BULK_QUEUE] as const;
 
 export interface DeliverPayload {
   messageId: string;
@@ -11,10 +15,11 @@ export interface DeliverPayload {
   domain: string;
 }
 
-export function deliveryJobsFor(messageId: string, recipientEmails: string[], runAt: number): NewJob[] {
+/** `queue`: DELIVER_QUEUE, or the bulk queue for messages compiled from a bulk request (src/domain/bulk). */
+export function deliveryJobsFor(messageId: string, recipientEmails: string[], runAt: number, queue: string = DELIVER_QUEUE): NewJob[] {
   const domains = [...new Set(recipientEmails.map(emailDomain))];
   return domains.map((domain) => ({
-    queue: DELIVER_QUEUE,
+    queue,
     payload: { messageId, domain } satisfies DeliverPayload,
     runAt,
     groupKey: domain,

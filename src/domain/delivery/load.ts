@@ -62,14 +62,16 @@ async function loadAll(ctx: AppContext, senderLookups: SenderLookups, ids: strin
           'messages.id', 'messages.server_id', 'messages.stream_id', 'messages.from_email', 'messages.from_raw', 'messages.reply_to',
           'messages.subject', 'messages.html_body', 'messages.text_body', 'messages.headers', 'messages.metadata', 'messages.tag',
           'messages.track_opens', 'messages.track_links', 'messages.received_at', 'messages.mime', 'messages.sandbox',
-          'messages.attachments', 'servers.account_id', 'servers.delivery_type', 'servers.ip_pool as server_ip_pool',
+          'messages.attachments', 'messages.bulk_id', 'servers.account_id', 'servers.delivery_type', 'servers.ip_pool as server_ip_pool',
         ])
         .where('messages.id', 'in', part)
         .execute()),
     );
   }
   const found = msgs.map((m) => m.id);
-  const withFiles = msgs.filter((m) => m.attachments !== '[]').map((m) => m.id);
+  const withFiles = msgs.filter((m) => m.attachments !== '[]' && m.bulk_id === null).map((m) => m.id);
+  // A bulk request's messages share its attachments, stored once (src/domain/bulk).
+  const bulkIds = [...new Set(msgs.filter((m) => m.attachments !== '[]' && m.bulk_id !== null).map((m) => m.bulk_id!))];
   const serverIds = [...new Set(msgs.map((m) => m.server_id))];
   // One signing key and envelope domain per (account, From address): a batch is usually one sender.
   const senders = new Map<string, Promise<[SigningKey | null, string]>>();
@@ -80,7 +82,7 @@ async function loadAll(ctx: AppContext, senderLookups: SenderLookups, ids: strin
     p.catch(() => {}); // awaited below; this keeps a failure from being reported as unhandled meanwhile
     senders.set(k, p);
   }
-  const [recipients, attachments, streams] = await Promise.all([
+  const [recipients, attachments, bulkFiles, streams] = await Promise.all([
     // By message_id through recipients_message whatever the statistics say (db/planner.ts): with stale ones
     // this read all of message_recipients, 32 ms a call against 1.5 ms (issue 20).
     Promise.all(
@@ -95,6 +97,9 @@ async function loadAll(ctx: AppContext, senderLookups: SenderLookups, ids: strin
         ),
       ),
     ),
+    bulkIds.length
+      ? db.selectFrom('bulk_attachments').select(['bulk_id as message_id', 'name', 'content_type', 'content_id', 'content']).where('bulk_id', 'in', bulkIds).orderBy('bulk_id').orderBy('position').execute()
+      : [],
     serverIds.length ? db.selectFrom('message_streams').select(['server_id', 'id', 'type', 'unsubscribe_handling', 'ip_pool']).where('server_id', 'in', serverIds).execute() : [],
   ]);
   const group = <T extends { message_id: string }>(rows: T[]) => {
@@ -104,13 +109,14 @@ async function loadAll(ctx: AppContext, senderLookups: SenderLookups, ids: strin
   };
   const rcpts = group(recipients.flat());
   const files = group(attachments.flat());
+  const sharedFiles = group(bulkFiles);
   const out = new Map<string, LoadedMessage>();
   for (const m of msgs) {
     const [key, envDomain] = await senders.get(`${m.account_id}\n${m.from_email}`)!;
     out.set(m.id, {
       msg: m,
       recipients: rcpts.get(m.id) ?? [],
-      attachments: files.get(m.id) ?? [],
+      attachments: (m.bulk_id !== null ? sharedFiles.get(m.bulk_id) : files.get(m.id)) ?? [],
       stream: streams.find((s) => s.server_id === m.server_id && s.id === m.stream_id),
       key,
       envDomain,

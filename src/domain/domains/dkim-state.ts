@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.js';
 import { dkimHost, dkimTextValue, generateDkimKey, insertPendingKey, WEAK_DKIM_BITS } from '../../infra/dkim/keys.js';
 import { checkDkimRecord } from '../../infra/dns/dkim-record.js';
 import type { CheckResult } from '../../infra/dns/cname.js';
-import { DELIVER_QUEUE } from '../delivery/jobs.js';
+import { DELIVERY_QUEUES } from '../delivery/jobs.js';
 import type { Database } from '../../infra/db/schema.js';
 import { isUniqueViolation } from '../../infra/db/util.js';
 import { hasJobConcerning } from '../../infra/jobs/find.js';
@@ -84,8 +84,9 @@ export async function revokedKeyRemovable(ctx: AppContext, domain: DomainRef, ke
       .where('messages.id', '=', messageId)
       .where('servers.account_id', '=', domain.account_id)
       .where(sql<boolean>`lower(messages.from_email) like ${pattern} escape '\\'`);
-  const waiting = await hasJobConcerning(ctx.db, { queue: DELIVER_QUEUE, createdAtMost: key.revoked_at ?? 0, message: fromThisDomain });
-  if (waiting) return false;
+  for (const queue of DELIVERY_QUEUES) {
+    if (await hasJobConcerning(ctx.db, { queue, createdAtMost: key.revoked_at ?? 0, message: fromThisDomain })) return false;
+  }
   const now = ctx.clock.now();
   await ctx.db.updateTable('dkim_keys').set({ removable_at: now }).where('id', '=', key.id).where('removable_at', 'is', null).execute();
   key.removable_at = now;

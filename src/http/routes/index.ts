@@ -20,6 +20,7 @@ import statsRoutes from './stats/routes.js';
 import consoleRoutes from '../console/plugin.js';
 import dataRemovalRoutes from './data-removals/routes.js';
 import inboundRoutes from './inbound/routes.js';
+import bulkRoutes from './bulk/routes.js';
 
 export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   await serverRoutes(app, ctx);
@@ -41,4 +42,5 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   await consoleRoutes(app, ctx);
   await dataRemovalRoutes(app, ctx);
   await inboundRoutes(app, ctx);
+  await bulkRoutes(app, ctx);
 }

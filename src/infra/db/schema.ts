@@ -1,6 +1,7 @@
 // The database as Kysely sees it: one interface per table, in src/infra/db/tables/.
 import type { AccountsTable, ApiTokensTable } from './tables/accounts.js';
 import type { BouncesTable } from './tables/bounces.js';
+import type { BulkAttachmentsTable, BulkPagesTable, BulkRequestsTable } from './tables/bulk.js';
 import type { ConsoleLoginFailuresTable, ConsoleSessionsTable, ConsoleUsersTable } from './tables/console.js';
 import type { DataRemovalsTable } from './tables/data-removals.js';
 import type { DestinationPaceTable } from './tables/destination-pace.js';
@@ -61,4 +62,7 @@ export interface Database {
   console_login_failures: ConsoleLoginFailuresTable;
   worker_heartbeats: WorkerHeartbeatsTable;
   data_removals: DataRemovalsTable;
+  bulk_requests: BulkRequestsTable;
+  bulk_pages: BulkPagesTable;
+  bulk_attachments: BulkAttachmentsTable;
 }

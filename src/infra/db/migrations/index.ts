@@ -24,6 +24,7 @@ import * as m0017 from './0017-worker-heartbeats.js';
 import * as m0021 from './0021-ip-pools.js';
 import * as m0023 from './0023-time-partitions.js';
 import * as m0024 from './0024-suppressions-email.js';
+import * as m0025 from './0025-bulk-email.js';
 import * as m0026 from './0026-postmaster-messages.js';
 
 export const migrations: Record<string, Migration> = {
@@ -50,5 +51,6 @@ export const migrations: Record<string, Migration> = {
   '0021-ip-pools': m0021,
   '0023-time-partitions': m0023,
   '0024-suppressions-email': m0024,
+  '0025-bulk-email': m0025,
   '0026-postmaster-messages': m0026,
 };

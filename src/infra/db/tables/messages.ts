@@ -30,6 +30,8 @@ export interface MessagesTable {
   received_at: number;
   /** The MIME source as sent, attachment content left out (GET /messages/{id}/dump). */
   mime: string | null;
+  /** The bulk request (src/domain/bulk) the message was compiled from; its attachments are stored there. */
+  bulk_id: WithDefault<string | null>;
 }
 
 export interface MessageRecipientsTable {

@@ -1,0 +1,120 @@
+// bench/bulk: a 100,000-recipient POST /email/bulk against its ceilings, measured in one run on this machine.
+//   npm run bench:bulk            (BULK_RECIPIENTS=100000 by default)
+// The service runs in this process on a fresh SQLite file (synchronous=FULL) on the disk of os.tmpdir().
+// Figures: the time to the 200 answer (the whole request parsed, validated and durably stored), the same with
+// a 40 MB attachment (a payload near the 50 MB limit), the expansion rate (pages compiled into messages by
+// the 'bulk-expand' jobs, run here one after another as one worker would), and the process's peak RSS.
+// Ceilings in the same run: a bare Fastify route receiving the same body, and POST /email/batch (500 per call).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { bootstrap } from '../src/domain/accounts/bootstrap.js';
+import { expandPage } from '../src/domain/bulk/expand.js';
+import { BULK_EXPAND_QUEUE } from '../src/domain/bulk/jobs.js';
+import { loadConfig } from '../src/config.js';
+import { createContext } from '../src/context.js';
+import { migrateToLatest } from '../src/infra/db/migrate.js';
+import { buildApp } from '../src/http/app.js';
+
+const N = Number(process.env.BULK_RECIPIENTS ?? 100_000);
+const TOKEN = 'bench-server-token-000000000000001';
+const FROM = 'sender@bench.example';
+
+const dir = mkdtempSync(join(tmpdir(), 'mailroom-bench-'));
+const config = loadConfig({
+  MAILROOM_DATABASE_URL: join(dir, 'mailroom.db'),
+  MAILROOM_PORT: '0',
+  MAILROOM_LOG_LEVEL: 'warn',
+  MAILROOM_SERVER_TOKEN: TOKEN,
+  MAILROOM_ACCOUNT_TOKEN: 'bench-account-token-00000000000001',
+  MAILROOM_SECRET_KEY: 'bench-secret-key-bench-secret-key-0123456789',
+});
+const ctx = createContext(config);
+await migrateToLatest(ctx.database);
+await bootstrap(ctx.database, config, Date.now());
+const account = await ctx.db.selectFrom('accounts').select('id').executeTakeFirstOrThrow();
+const domain = await ctx.db.insertInto('domains').values({ account_id: account.id, name: 'bench.example', created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
+await ctx.db.insertInto('sender_signatures').values({ account_id: account.id, domain_id: domain.id, email: FROM, name: 'Bench', confirmed: 1, created_at: Date.now() }).execute();
+const app = await buildApp(ctx);
+await app.listen({ host: '127.0.0.1', port: 0 });
+const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+const bare = Fastify({ logger: false, bodyLimit: 60 * 1024 * 1024 });
+bare.post('/bare', async () => ({ Id: '00000000-0000-4000-8000-000000000000', Status: 'Accepted', SubmittedAt: '2026-01-01T00:00:00.000+00:00' }));
+await bare.listen({ host: '127.0.0.1', port: 0 });
+const bareUrl = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}/bare`;
+
+let peakRss = 0;
+const sample = () => (peakRss = Math.max(peakRss, process.memoryUsage().rss));
+// Timers do not fire while a chain of SQLite calls (synchronous in better-sqlite3) keeps the loop in
+// microtasks: the sampler also runs after each request and each page.
+const sampler = setInterval(sample, 20);
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+async function post(url: string, body: string): Promise<{ ms: number; json: any }> {
+  const t0 = performance.now();
+  const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-server-token': TOKEN } });
+  const json = await res.json();
+  const ms = performance.now() - t0;
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+  return { ms, json };
+}
+
+const request = (attachmentBytes: number) =>
+  JSON.stringify({
+    From: `Bench <${FROM}>`,
+    MessageStream: 'broadcast',
+    Subject: 'News for {{name}}',
+    HtmlBody: '<html><body><p>Hello {{name}}, this month: {{topic}}.</p><a href="https://example.net/n/1">Read it</a></body></html>',
+    TextBody: 'Hello {{name}}, this month: {{topic}}.',
+    Tag: 'newsletter',
+    Attachments: attachmentBytes ? [{ Name: 'issue.pdf', ContentType: 'application/pdf', Content: Buffer.alloc(attachmentBytes, 7).toString('base64') }] : [],
+    Messages: Array.from({ length: N }, (_, i) => ({ To: `reader${i}@example.net`, TemplateModel: { name: `Reader ${i}`, topic: 'gardens' } })),
+  });
+
+const plain = request(0);
+const heavy = request(30 * 1024 * 1024); // 40 MB of base64
+console.log(`bench/bulk: ${fmt(N)} recipients; request ${mb(plain.length)}, with attachment ${mb(heavy.length)}; SQLite at ${dir}`);
+
+const bareTime = (await post(bareUrl, plain)).ms;
+const bareHeavy = (await post(bareUrl, heavy)).ms;
+const rssBefore = process.memoryUsage().rss;
+peakRss = 0;
+const accepted = await post(`${base}/email/bulk`, plain);
+sample();
+const acceptedHeavy = await post(`${base}/email/bulk`, heavy);
+sample();
+const peakAccept = peakRss;
+
+// Expansion: every page job, one after another (one worker's pace; a worker runs two at once).
+const jobs = await ctx.db.selectFrom('jobs').selectAll().where('queue', '=', BULK_EXPAND_QUEUE).orderBy('id').execute();
+peakRss = 0;
+const t0 = performance.now();
+let compiled = 0;
+for (const job of jobs) {
+  compiled += (await expandPage(ctx, job))?.compiled ?? 0;
+  sample();
+}
+const expandMs = performance.now() - t0;
+const peakExpand = peakRss;
+
+// Ceiling of the message path: /email/batch, 500 messages a call, 20 calls one after another.
+const batch = JSON.stringify(Array.from({ length: 500 }, (_, i) => ({ From: FROM, To: `b${i}@example.net`, Subject: 'News for you', HtmlBody: '<p>Hello</p>', MessageStream: 'broadcast' })));
+const tb = performance.now();
+for (let i = 0; i < 20; i++) await post(`${base}/email/batch`, batch);
+const batchRate = (20 * 500) / ((performance.now() - tb) / 1000);
+clearInterval(sampler);
+
+console.log(['', 'figure', 'ceiling in this run'].join(' | '));
+console.log(['time to the 200 answer', `${fmt(accepted.ms)} ms`, `bare route, same body: ${fmt(bareTime)} ms`].join(' | '));
+console.log(['time to the 200, 40 MB attachment', `${fmt(acceptedHeavy.ms)} ms`, `bare route, same body: ${fmt(bareHeavy)} ms`].join(' | '));
+console.log(['expansion (one worker)', `${fmt((compiled / expandMs) * 1000)} msg/s (${fmt(compiled)} in ${fmt(expandMs)} ms)`, `/email/batch: ${fmt(batchRate)} msg/s`].join(' | '));
+console.log(['peak RSS', `accepting ${mb(peakAccept)}, expanding ${mb(peakExpand)}`, `before: ${mb(rssBefore)}`].join(' | '));
+console.log(`load average: ${loadavg().map((n) => n.toFixed(1)).join(' ')} on ${cpus().length} CPUs (other work on the machine lowers every figure)`);
+if (compiled !== 2 * N) throw new Error(`compiled ${compiled} messages, expected ${2 * N}`);
+
+await app.close();
+await bare.close();
+await ctx.close();
+rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,77 @@
+// POST /email/bulk: validates the request (validate.ts), checks what needs the database with the checks of
+// POST /email (sender signature or verified domain, the stream: a Broadcasts stream of this server), compiles
+// the first entry as a proof that the content renders, and stores the request as ONE row, its entries as
+// pages and its attachments once, with one expansion job per page, in ONE transaction: the answer
+// (Status "Accepted") is sent after that commit. Workers then compile the pages into messages (expand.ts).
+import type { AppContext } from '../../context.js';
+import { insertRows } from '../../infra/db/raw-insert.js';
+import { enqueueJobs, type NewJob } from '../../infra/jobs/enqueue.js';
+import { iso } from '../../infra/time.js';
+import type { SendAuth } from '../accepting/accept.js';
+import { checkMessage, loadCheckData } from '../accepting/checks.js';
+import { newMessageId } from '../accepting/message-id.js';
+import { ApiError, ErrorCode } from '../errors.js';
+import { compiler } from './compile.js';
+import { BULK_EXPAND_QUEUE, PAGE_SIZE, type ExpandPayload } from './jobs.js';
+import { prepareBulkRequest } from './validate.js';
+
+export interface BulkSendingResponse {
+  Id: string;
+  Status: 'Accepted';
+  SubmittedAt: string;
+}
+
+const PAGE_COLUMNS = ['bulk_id', 'page', 'entries'] as const;
+const ATTACHMENT_COLUMNS = ['bulk_id', 'position', 'name', 'content_type', 'content_id', 'content', 'size'] as const;
+/** Pages per INSERT: a page is up to PAGE_SIZE entries of JSON, so a statement stays a few MB. */
+const PAGES_PER_STATEMENT = 20;
+
+export async function submitBulk(ctx: AppContext, auth: SendAuth, body: unknown): Promise<BulkSendingResponse> {
+  const bulk = prepareBulkRequest(body);
+  const sender = { accountId: auth.accountId, serverId: auth.serverId };
+  const attachmentList = bulk.attachments.map((a) => ({ name: a.name, contentType: a.contentType, contentId: a.contentId, content: '', size: a.size }));
+  // The first entry compiled now: a template that is missing, a layout or does not render refuses the request.
+  const compile = await compiler(ctx.db, auth.serverId, bulk.content, attachmentList);
+  const first = compile(bulk.entries[0]);
+  const data = await loadCheckData(ctx.db, [{ sender, message: { ...first, recipients: [] } }]);
+  const refusal = checkMessage(data, sender, { ...first, recipients: [] });
+  if (refusal) throw refusal;
+  const stream = data.streams.get(`${auth.serverId}|${bulk.streamId}`)!;
+  if (stream.type !== 'Broadcasts') {
+    throw new ApiError(
+      ErrorCode.StreamSendingNotSupported,
+      `The message stream '${bulk.streamId}' is a ${stream.type} stream; bulk email is sent through a Broadcasts stream (e.g. 'broadcast').`,
+    );
+  }
+  const now = ctx.clock.now();
+  const id = newMessageId(now);
+  const answer: BulkSendingResponse = { Id: id, Status: 'Accepted', SubmittedAt: iso(now)! };
+  if (auth.testMode) return answer;
+
+  const pages: unknown[][] = [];
+  for (let p = 0; p * PAGE_SIZE < bulk.entries.length; p++) pages.push([id, p, JSON.stringify(bulk.entries.slice(p * PAGE_SIZE, (p + 1) * PAGE_SIZE))]);
+  const jobs: NewJob[] = pages.map((_, page) => ({ queue: BULK_EXPAND_QUEUE, payload: { bulkId: id, page } satisfies ExpandPayload, runAt: now }));
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('bulk_requests')
+      .values({
+        id,
+        server_id: auth.serverId,
+        stream_id: bulk.streamId,
+        subject: compile.subject,
+        content: JSON.stringify(bulk.content),
+        attachments: JSON.stringify(bulk.attachments.map((a) => ({ Name: a.name, ContentType: a.contentType, ContentID: a.contentId, ContentLength: a.size }))),
+        total_messages: bulk.entries.length,
+        pages: pages.length,
+        submitted_at: now,
+      })
+      .execute();
+    for (let i = 0; i < pages.length; i += PAGES_PER_STATEMENT) await insertRows(trx, ctx.dialect, 'bulk_pages', PAGE_COLUMNS, pages.slice(i, i + PAGES_PER_STATEMENT));
+    for (const [position, a] of bulk.attachments.entries()) {
+      await insertRows(trx, ctx.dialect, 'bulk_attachments', ATTACHMENT_COLUMNS, [[id, position, a.name, a.contentType, a.contentId, a.content, a.size]]);
+    }
+    await enqueueJobs(trx, jobs, now);
+  });
+  ctx.runner.wake();
+  return answer;
+}

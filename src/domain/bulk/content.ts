@@ -1,0 +1,40 @@
+// The request-level fields of a bulk request, stored once (bulk_requests.content) and compiled into every
+// message (compile.ts). Attachments are stored apart (bulk_attachments).
+import type { PreparedAttachment } from '../accepting/types.js';
+
+export interface BulkContent {
+  From: string;
+  Subject: string | null;
+  HtmlBody: string | null;
+  TextBody: string | null;
+  TemplateId: number | null;
+  TemplateAlias: string | null;
+  InlineCss: boolean;
+  ReplyTo: string | null;
+  Tag: string | null;
+  Headers: Array<{ Name: string; Value: string }>;
+  Metadata: Record<string, string>;
+  TrackOpens: boolean | null;
+  TrackLinks: unknown;
+  MessageStream: string;
+}
+
+/** One entry of Messages, as stored in its page (validated at acceptance). */
+export interface BulkEntry {
+  To: string;
+  Cc?: string;
+  Bcc?: string;
+  TemplateModel?: Record<string, unknown>;
+  Metadata?: Record<string, string>;
+  Headers?: Array<{ Name: string; Value: string }>;
+}
+
+/** A validated request, ready to be stored. */
+export interface PreparedBulk {
+  content: BulkContent;
+  entries: BulkEntry[];
+  attachments: PreparedAttachment[];
+  streamId: string;
+  fromEmail: string;
+  fromDomain: string;
+}

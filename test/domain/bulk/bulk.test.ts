@@ -1,0 +1,170 @@
+// The Bulk API end to end (issue 25): one request becomes ordinary messages, personalized per recipient,
+// each with the request's attachments, delivered to a real SMTP sink; inactive recipients skipped and
+// counted; a worker that dies mid-expansion loses and duplicates nobody; transactional mail overtakes bulk.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import PostalMime from 'postal-mime';
+import { claimJobs } from '../../../src/infra/jobs/claim.js';
+import { expandPage } from '../../../src/domain/bulk/expand.js';
+import { BULK_EXPAND_QUEUE } from '../../../src/domain/bulk/jobs.js';
+import { finishBulkRequests } from '../../../src/domain/bulk/status.js';
+import { addConfirmedSender } from '../../helpers/senders.js';
+import { startService, type TestService } from '../../helpers/service.js';
+import { startSmtpSink, type SmtpSink } from '../../helpers/smtp-sink.js';
+
+const recipients = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ To: `r${i}-${tag}@dest.example`, TemplateModel: { name: `Reader ${i}` } }));
+const toOf = (raw: string) => /^To: (.*)$/m.exec(raw)?.[1] ?? '';
+
+describe('bulk email', () => {
+  let s: TestService;
+  let sink: SmtpSink;
+  before(async () => {
+    sink = await startSmtpSink();
+    s = await startService({ env: { MAILROOM_SMTP_RELAY: `smtp://127.0.0.1:${sink.port}`, MAILROOM_DELIVERY_CONCURRENCY: '8' } });
+    await addConfirmedSender(s, 'news@example.com');
+  });
+  after(async () => {
+    await s.close();
+    await sink.close();
+  });
+  const delivered = (tag: string) => sink.messages.filter((m) => m.to.some((t) => t.endsWith(`-${tag}@dest.example`)));
+
+  it('personalizes every message, attaches the files to each, and reports progress to Completed', async () => {
+    const res = await s.request('POST', '/email/bulk', {
+      body: {
+        From: 'news@example.com',
+        Subject: 'Hello {{name}}',
+        HtmlBody: '<p>Dear {{name}}, see {{{link}}}</p>',
+        TextBody: 'Dear {{name}}',
+        Tag: 'newsletter',
+        Metadata: { campaign: 'c1' },
+        Attachments: [{ Name: 'menu.txt', Content: Buffer.from('soup of the day').toString('base64'), ContentType: 'text/plain' }],
+        Messages: [...recipients(3, 'p'), { To: 'cc-lead-p@dest.example', Cc: 'cc-copy-p@dest.example', TemplateModel: { name: 'Lead' }, Metadata: { row: '4' } }],
+      },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.Status, 'Accepted');
+    assert.match(res.body.SubmittedAt, /^\d{4}-/);
+    const first = await s.request('GET', `/email/bulk/${res.body.Id}`);
+    assert.deepEqual({ ...first.body, SubmittedAt: undefined }, { Id: res.body.Id, Status: 'Accepted', SubmittedAt: undefined, TotalMessages: 4, PercentageCompleted: 0, Subject: 'Hello {{name}}' });
+    await s.drain();
+    const got = delivered('p');
+    assert.equal(got.length, 5, 'four messages, one with a Cc');
+    for (const m of got) {
+      const parsed = await PostalMime.parse(m.raw);
+      const name = parsed.subject!.replace('Hello ', '');
+      assert.match(parsed.text ?? '', new RegExp(`Dear ${name}`));
+      assert.equal(parsed.attachments.length, 1);
+      assert.equal(Buffer.from(parsed.attachments[0].content as ArrayBuffer).toString(), 'soup of the day');
+      // A Broadcasts stream: one-click unsubscribe (RFC 8058).
+      assert.match(m.raw, /^List-Unsubscribe-Post: List-Unsubscribe=One-Click/m);
+    }
+    assert.deepEqual(new Set(got.map((m) => toOf(m.raw)).filter((t) => t.startsWith('r'))), new Set(['r0-p@dest.example', 'r1-p@dest.example', 'r2-p@dest.example']));
+    const done = await s.request('GET', `/email/bulk/${res.body.Id}`);
+    assert.equal(done.body.Status, 'Completed');
+    assert.equal(done.body.PercentageCompleted, 100);
+    // Ordinary messages: searchable, with the request's tag, merged metadata and the attachment listed.
+    const search = await s.request('GET', '/messages/outbound?count=50&offset=0&messagestream=broadcast&recipient=cc-lead-p@dest.example');
+    assert.equal(search.body.TotalCount, 1);
+    const item = search.body.Messages[0];
+    assert.equal(item.Tag, 'newsletter');
+    assert.equal(item.MessageStream, 'broadcast');
+    assert.deepEqual(item.Metadata, { campaign: 'c1', row: '4' });
+    assert.equal(item.Attachments[0].Name ?? item.Attachments[0], 'menu.txt');
+    // Content kept only until the last message was handed off.
+    const stored = await s.ctx.db.selectFrom('bulk_attachments').select('content').where('bulk_id', '=', res.body.Id).execute();
+    assert.deepEqual(stored, [{ content: null }]);
+  });
+
+  it('renders a stored template per recipient (TemplateAlias)', async () => {
+    assert.equal((await s.request('POST', '/templates', { body: { Name: 'Bulk', Alias: 'bulk-t', Subject: 'Hi {{name}}', TextBody: 'Text for {{name}}' } })).status, 200);
+    const res = await s.request('POST', '/email/bulk', { body: { From: 'news@example.com', TemplateAlias: 'bulk-t', Messages: recipients(2, 't') } });
+    assert.equal(res.status, 200, res.text);
+    await s.drain();
+    const subjects = await Promise.all(delivered('t').map(async (m) => (await PostalMime.parse(m.raw)).subject));
+    assert.deepEqual(subjects.sort(), ['Hi Reader 0', 'Hi Reader 1']);
+    assert.equal((await s.request('GET', `/email/bulk/${res.body.Id}`)).body.Subject, 'Hi {{name}}');
+  });
+
+  it('fails the request, with its reason, when its template is deleted before expansion', async () => {
+    assert.equal((await s.request('POST', '/templates', { body: { Name: 'Gone', Alias: 'gone-t', Subject: 'Hi', TextBody: 'x' } })).status, 200);
+    const file = [{ Name: 'a.txt', Content: Buffer.from('a').toString('base64'), ContentType: 'text/plain' }];
+    const res = await s.request('POST', '/email/bulk', { body: { From: 'news@example.com', TemplateAlias: 'gone-t', Attachments: file, Messages: recipients(2, 'f') } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal((await s.request('DELETE', '/templates/gone-t')).status, 200);
+    await s.drain();
+    assert.equal(delivered('f').length, 0);
+    const status = await s.request('GET', `/email/bulk/${res.body.Id}`);
+    assert.equal(status.body.Status, 'Failed');
+    assert.match(status.body.FailureReason, /gone-t/);
+    await finishBulkRequests(s.ctx, s.clock.now());
+    const stored = await s.ctx.db.selectFrom('bulk_attachments').select('content').where('bulk_id', '=', res.body.Id).execute();
+    assert.deepEqual(stored, [{ content: null }]);
+  });
+
+  it('skips and counts an inactive recipient, sending to the others', async () => {
+    const sup = await s.request('POST', '/message-streams/broadcast/suppressions', { body: { Suppressions: [{ EmailAddress: 'r1-s@dest.example' }] } });
+    assert.equal(sup.status, 200, sup.text);
+    const res = await s.request('POST', '/email/bulk', { body: { From: 'news@example.com', Subject: 'x', TextBody: 'x', Messages: recipients(3, 's') } });
+    assert.equal(res.status, 200, res.text);
+    await s.drain();
+    assert.deepEqual(delivered('s').map((m) => toOf(m.raw)).sort(), ['r0-s@dest.example', 'r2-s@dest.example']);
+    const row = await s.ctx.db.selectFrom('bulk_requests').select(['compiled', 'skipped']).where('id', '=', res.body.Id).executeTakeFirstOrThrow();
+    assert.deepEqual(row, { compiled: 2, skipped: 1 });
+    const status = await s.request('GET', `/email/bulk/${res.body.Id}`);
+    assert.deepEqual([status.body.Status, status.body.PercentageCompleted], ['Completed', 100]);
+  });
+
+  it('refuses a bad recipient entry, a transactional stream and an unknown sender, storing nothing', async () => {
+    const before = await s.ctx.db.selectFrom('bulk_requests').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const bad = await s.request('POST', '/email/bulk', { body: { From: 'news@example.com', Subject: 'x', TextBody: 'x', Messages: [{ To: 'ok@dest.example' }, { To: 'not an address' }] } });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.ErrorCode, 300);
+    assert.match(bad.body.Message, /Messages\[1\]\.To/);
+    const stream = await s.request('POST', '/email/bulk', { body: { From: 'news@example.com', Subject: 'x', TextBody: 'x', MessageStream: 'outbound', Messages: [{ To: 'ok@dest.example' }] } });
+    assert.equal(stream.body.ErrorCode, 1236, stream.text);
+    const sender = await s.request('POST', '/email/bulk', { body: { From: 'who@else.example', Subject: 'x', TextBody: 'x', Messages: [{ To: 'ok@dest.example' }] } });
+    assert.equal(sender.body.ErrorCode, 400, sender.text);
+    const missing = await s.request('GET', '/email/bulk/0199a0a0-0000-7000-8000-000000000000');
+    assert.equal(missing.status, 422);
+    const after = await s.ctx.db.selectFrom('bulk_requests').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    assert.equal(Number(after.n), Number(before.n));
+  });
+
+  it('a worker dying mid-expansion loses and duplicates nobody (1,001 recipients, 3 pages)', async () => {
+    const res = await s.request('POST', '/email/bulk', { body: { From: 'news@example.com', Subject: 'Hi {{name}}', TextBody: 'x', Messages: recipients(1001, 'k') } });
+    assert.equal(res.status, 200, res.text);
+    // A worker claims every page and compiles only the first before it is killed: its other pages stay leased.
+    const dead = await claimJobs(s.ctx.database, { queues: [BULK_EXPAND_QUEUE], workerId: 'killed-worker', limit: 10, leaseMs: 60_000, now: s.clock.now() });
+    assert.equal(dead.length, 3);
+    assert.ok(await expandPage(s.ctx, dead[0]));
+    // A page compiled a second time (its job run again by a worker whose lease had run out) adds nothing.
+    assert.equal(await expandPage(s.ctx, dead[0]), null);
+    const mid = await s.request('GET', `/email/bulk/${res.body.Id}`);
+    assert.equal(mid.body.Status, 'Processing');
+    // The leases run out; the surviving workers take the rest and deliver everything.
+    s.clock.advance(61_000);
+    await s.drain();
+    const got = delivered('k').map((m) => toOf(m.raw));
+    assert.equal(got.length, 1001);
+    assert.equal(new Set(got).size, 1001, 'each recipient exactly once');
+    assert.equal((await s.request('GET', `/email/bulk/${res.body.Id}`)).body.Status, 'Completed');
+  });
+
+  it('a transactional message sent during a big bulk send is delivered at once', async () => {
+    const res = await s.request('POST', '/email/bulk', { body: { From: 'news@example.com', Subject: 'x', TextBody: 'x', Messages: recipients(120, 'o') } });
+    assert.equal(res.status, 200, res.text);
+    // Compile the bulk request first: 120 deliveries are queued before the transactional message exists.
+    const pages = await s.ctx.db.selectFrom('jobs').selectAll().where('queue', '=', BULK_EXPAND_QUEUE).execute();
+    for (const job of pages) await expandPage(s.ctx, job);
+    s.clock.advance(1000);
+    const reset = await s.request('POST', '/email', { body: { From: 'news@example.com', To: 'reset-o@dest.example', Subject: 'Password reset', TextBody: 'code 1234' } });
+    assert.equal(reset.status, 200, reset.text);
+    const start = sink.messages.length;
+    await s.drain();
+    const order = sink.messages.slice(start).map((m) => toOf(m.raw));
+    assert.equal(order.length, 121);
+    // The transactional queue has its own slots: the reset goes in the first round (8 slots), not after 120 bulk messages.
+    assert.ok(order.indexOf('reset-o@dest.example') < 8, `reset delivered at position ${order.indexOf('reset-o@dest.example')}`);
+  });
+});
