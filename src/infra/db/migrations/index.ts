@@ -24,6 +24,7 @@ import * as m0017 from './0017-worker-heartbeats.js';
 import * as m0021 from './0021-ip-pools.js';
 import * as m0023 from './0023-time-partitions.js';
 import * as m0024 from './0024-suppressions-email.js';
+import * as m0027 from './0027-inbound-hook-password.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '0021-ip-pools': m0021,
   '0023-time-partitions': m0023,
   '0024-suppressions-email': m0024,
+  '0027-inbound-hook-password': m0027,
 };
