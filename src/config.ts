@@ -422,11 +422,14 @@ function readConfig(env: Env): Config {
   };
   const secretKey = env.MAILROOM_SECRET_KEY ? env.MAILROOM_SECRET_KEY : null;
   if (secretKey !== null && secretKey.length < 32) throw new ConfigError('MAILROOM_SECRET_KEY', 'needs at least 32 characters');
+  const port = int(env, 'MAILROOM_PORT', 8080, 0, 65535);
   return {
     host: str(env, 'MAILROOM_HOST', '127.0.0.1'),
-    port: int(env, 'MAILROOM_PORT', 8080, 0, 65535),
+    port,
     databaseUrl: parseDatabaseUrl(env),
-    publicUrl: parseUrl(env, 'MAILROOM_PUBLIC_URL', 'http://localhost:8080'),
+    // The links in mail and the console address printed at first start follow the port the API listens on;
+    // port 0 (any free port) is known only once bound, so it keeps 8080 there (set MAILROOM_PUBLIC_URL).
+    publicUrl: parseUrl(env, 'MAILROOM_PUBLIC_URL', `http://localhost:${port === 0 ? 8080 : port}`),
     smtpRelay: parseRelay(env),
     captureDir: parseCaptureDir(env),
     mxPort: int(env, 'MAILROOM_MX_PORT', 25, 1, 65535),

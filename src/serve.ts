@@ -2,6 +2,7 @@ import { bootstrap } from './domain/accounts/bootstrap.js';
 import type { Config, Role } from './config.js';
 import { type AppContext, createContext } from './context.js';
 import { migrateToLatest } from './infra/db/migrate.js';
+import { sealInboundHookPasswords } from './domain/servers/inbound-hook-secret.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/types.js';
 import { startCaptureListener, type CaptureListener } from './smtp-listeners/capture-listener.js';
@@ -82,6 +83,8 @@ export async function serve(config: Config, role: Role): Promise<void> {
   capture?.useLogger(ctx.logger);
   if (capture) ctx.logger.info({ dir: config.captureDir }, 'delivering every message to the local capture, not to the internet');
   await migrateToLatest(ctx.database);
+  // Passwords in InboundHookUrl written before migration 0027 are sealed here: a migration cannot seal.
+  await sealInboundHookPasswords(ctx.db, ctx.secrets);
   const tokens = await bootstrap(ctx.database, config, ctx.clock.now());
   if (tokens) announceTokens(tokens);
   if (role !== 'worker' && (await countUsers(ctx.db)) === 0) {

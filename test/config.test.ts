@@ -19,6 +19,12 @@ describe('configuration', () => {
     assert.equal(c.logLevel, 'info');
   });
 
+  it('makes the default public URL follow MAILROOM_PORT (issue 27)', () => {
+    assert.equal(loadConfig({ MAILROOM_PORT: '9090' }).publicUrl, 'http://localhost:9090');
+    assert.equal(loadConfig({ MAILROOM_PORT: '9090', MAILROOM_PUBLIC_URL: 'https://mail.example.com/' }).publicUrl, 'https://mail.example.com');
+    assert.equal(loadConfig({ MAILROOM_PORT: '0' }).publicUrl, 'http://localhost:8080', 'an ephemeral port is not known before it is bound');
+  });
+
   it('parses relay URLs and DNS servers', () => {
     const c = loadConfig({ MAILROOM_SMTP_RELAY: 'smtps://u%40x:p%3Aw@relay.example:2465', MAILROOM_DNS_SERVERS: '127.0.0.1:5353, 10.0.0.1' });
     assert.deepEqual(c.smtpRelay, { url: 'smtps://u%40x:p%3Aw@relay.example:2465', secure: true, host: 'relay.example', port: 2465, user: 'u@x', pass: 'p:w' });

@@ -56,6 +56,8 @@ describe('mailroom serve (a real process)', () => {
     assert.ok(elapsed < 45_000, `took ${elapsed} ms`);
     assert.match(second.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port} \\(MAILROOM_PORT\\): the port is already in use`));
     assert.equal(second.stderr.trim().split('\n').length, 1, second.stderr);
+    // The first-start note names the console at the port given (MAILROOM_PUBLIC_URL unset follows it).
+    assert.match(second.stdout, new RegExp(`web console is at http://localhost:${port}/ `));
     // It never started background work: no worker, no inbound listener.
     assert.doesNotMatch(second.stdout, /worker started|inbound SMTP listener started/);
     // The first instance still answers.

@@ -1,6 +1,7 @@
 // Attachments (docs/reference/sending.md, "Attachments"; docs/reference/api-conventions.md, "Limits"): base64
 // content that must decode, a name whose extensions are not on the forbidden list, a MIME type and an optional
 // Content-ID for inline `cid:` parts.
+import { isComposite, parseContentType } from '../../infra/mime/content-type.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { FORBIDDEN_EXTENSIONS, MAX_ATTACHMENT_NAME, MAX_ATTACHMENTS, MAX_CONTENT_ID, MAX_CONTENT_TYPE } from './limits.js';
 import type { PreparedAttachment } from './types.js';
@@ -10,8 +11,6 @@ const bad = (msg: string) => new ApiError(ErrorCode.InvalidEmailRequest, msg);
 // character class, not a repeated group: a group would backtrack (and overflow the stack) on 10 MB of text.
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const isBase64 = (s: string) => s.length % 4 === 0 && BASE64.test(s);
-// RFC 2045 5.1 type/subtype tokens, optionally followed by parameters (no CR/LF: checked apart).
-const MIME_TYPE = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+(?:\s*;.*)?$/;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
@@ -56,8 +55,14 @@ export function prepareAttachments(value: unknown): PreparedAttachment[] {
     let contentType = 'application/octet-stream';
     if (ContentType !== undefined && ContentType !== null) {
       if (typeof ContentType !== 'string') throw bad(`'${where}.ContentType' must be a string.`);
-      if (ContentType.length > MAX_CONTENT_TYPE || CONTROL.test(ContentType) || !MIME_TYPE.test(ContentType.trim())) {
-        throw bad(`'${where}.ContentType' is not a MIME type (type/subtype).`);
+      if (ContentType.length > MAX_CONTENT_TYPE || CONTROL.test(ContentType)) throw bad(`'${where}.ContentType' is not a MIME type (type/subtype).`);
+      const ct = parseContentType(ContentType);
+      if (typeof ct === 'string') throw bad(`'${where}.ContentType' ${ct}.`);
+      if (isComposite(ct)) {
+        throw new ApiError(
+          ErrorCode.ForbiddenAttachmentType,
+          `Attachment '${Name}' has the composite type ${ct.type}/${ct.subtype}: an attachment is sent base64-encoded, which RFC 2045 6.4 forbids for multipart and message types. Send the file as application/octet-stream.`,
+        );
       }
       contentType = ContentType.trim();
     }

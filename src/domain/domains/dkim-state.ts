@@ -126,11 +126,11 @@ export async function verifyPendingKey(ctx: AppContext, domain: DomainRef, pendi
 }
 
 /**
- * Starts a renewal: a new pending key. 505 (with HTTP 200, as the API states:
- * docs/reference/sender-signatures.md) while one runs.
+ * Starts a renewal: a new pending key. While one runs it is refused with ErrorCode 505, an API error (422)
+ * like any other; POST /senders/{id}/requestnewdkim, whose answer is a result body, reports it there.
  */
 export async function startRenewal(ctx: AppContext, domain: DomainRef): Promise<void> {
-  const refuse = () => new ApiError(ErrorCode.DkimRenewalScheduled, 'A DKIM renewal is already in progress for this domain.', 200);
+  const refuse = () => new ApiError(ErrorCode.DkimRenewalScheduled, 'A DKIM renewal is already in progress for this domain.');
   const running = await ctx.db.selectFrom('dkim_keys').select('id').where('domain_id', '=', domain.id).where('state', '=', 'pending').executeTakeFirst();
   if (running) throw refuse();
   const key = await generateDkimKey(ctx.clock.now());

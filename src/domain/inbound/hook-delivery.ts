@@ -11,6 +11,7 @@ import { completeJob } from '../../infra/jobs/complete.js';
 import { rescheduleJob } from '../../infra/jobs/reschedule.js';
 import type { JobHandler } from '../../infra/jobs/runner.js';
 import type { Job } from '../../infra/jobs/types.js';
+import { hookUrlWithPassword } from '../servers/inbound-hook-secret.js';
 import { outcomeOf } from '../webhooks/deliver.js';
 import { createPoster, type PostResult } from '../webhooks/http-post.js';
 import { WEBHOOK_RETRY_SCHEDULE } from '../webhooks/queue.js';
@@ -54,7 +55,7 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
     const m = await ctx.db
       .selectFrom('inbound_messages as m')
       .innerJoin('servers as s', 's.id', 'm.server_id')
-      .select(['m.id', 'm.status', 'm.attempts', 'm.payload', 's.inbound_hook_url'])
+      .select(['m.id', 'm.status', 'm.attempts', 'm.payload', 's.inbound_hook_url', 's.inbound_hook_password'])
       .where('m.id', '=', inboundId)
       .executeTakeFirst();
     // Deleted (retention) or settled by an earlier run of this job.
@@ -65,7 +66,7 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
     const attempt = m.attempts + 1;
     const startedAt = ctx.clock.now();
     const r: PostResult = m.inbound_hook_url
-      ? await poster.post(m.inbound_hook_url, requestHeaders(m.id, attempt, startedAt), m.payload, timeoutMs)
+      ? await poster.post(hookUrlWithPassword(ctx.secrets, m), requestHeaders(m.id, attempt, startedAt), m.payload, timeoutMs)
       : { status: null, error: 'the server has no InboundHookUrl', durationMs: 0, permanent: true };
     const outcome = outcomeOf(r, attempt);
     const now = ctx.clock.now();

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import { fromJson } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { iso } from '../../infra/time.js';
+import { hostedMessageEvents, type StoredEvent } from './event-view.js';
 import { ITEM_COLUMNS, messageItem, recipientsOf } from './view.js';
 
 export function messageNotFound(id: string): ApiError {
@@ -17,7 +18,8 @@ export async function requireMessage(ctx: AppContext, serverId: number, id: stri
   return m;
 }
 
-export async function messageDetails(ctx: AppContext, serverId: number, id: string) {
+/** The message with its stored events, as recorded (the console's timeline shows them all). */
+async function messageWithEvents(ctx: AppContext, serverId: number, id: string) {
   const m = await ctx.db
     .selectFrom('messages')
     .select([...ITEM_COLUMNS, 'html_body', 'text_body', 'mime'])
@@ -25,7 +27,7 @@ export async function messageDetails(ctx: AppContext, serverId: number, id: stri
     .where('server_id', '=', serverId)
     .executeTakeFirst();
   if (!m) throw messageNotFound(id);
-  const [recipients, events] = await Promise.all([
+  const [recipients, rows] = await Promise.all([
     recipientsOf(ctx, [id]),
     ctx.db
       .selectFrom('message_events')
@@ -36,19 +38,30 @@ export async function messageDetails(ctx: AppContext, serverId: number, id: stri
       .orderBy('id')
       .execute(),
   ]);
-  return {
+  const events: StoredEvent[] = rows.map((e) => ({ ...e, details: fromJson<Record<string, unknown>>(e.details, {}) }));
+  const message = {
     ...messageItem(m, recipients.get(id) ?? []),
     HtmlBody: m.html_body ?? '',
     TextBody: m.text_body ?? '',
     // The source as sent (attachment content left out, docs/reference/api-conventions.md, "General rules" 6);
     // empty until it is composed.
     Body: m.mime ?? '',
-    MessageEvents: events.map((e) => ({
-      Recipient: e.recipient,
-      Type: e.type,
-      ReceivedAt: iso(e.occurred_at),
-      Details: fromJson<Record<string, unknown>>(e.details, {}),
-    })),
+  };
+  return { message, events };
+}
+
+/** GET /messages/{id}/details: MessageEvents in the hosted service's form (event-view.ts). */
+export async function messageDetails(ctx: AppContext, serverId: number, id: string) {
+  const { message, events } = await messageWithEvents(ctx, serverId, id);
+  return { ...message, MessageEvents: hostedMessageEvents(events) };
+}
+
+/** The console's message page: every stored event with its full Details (Processed, SpamComplaint, TLS). */
+export async function messageTimeline(ctx: AppContext, serverId: number, id: string) {
+  const { message, events } = await messageWithEvents(ctx, serverId, id);
+  return {
+    ...message,
+    Timeline: events.map((e) => ({ Recipient: e.recipient, Type: e.type, ReceivedAt: iso(e.occurred_at), Details: e.details })),
   };
 }
 

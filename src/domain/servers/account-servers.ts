@@ -12,6 +12,7 @@ import { deleteMessagesBefore } from '../retention/purge.js';
 import { revokeServerTokens } from '../tokens/tokens.js';
 import { createServer, type NewServer } from './create-server.js';
 import { applyLegacyHooks, checkLegacyHooks, serverHookOptions } from './legacy-hooks.js';
+import { inboundHookColumns } from './inbound-hook-secret.js';
 import { serverSettingsPatch, type ServerSettingsInput } from './server-settings.js';
 import { ipPoolSetting } from '../streams/ip-pool-setting.js';
 
@@ -29,6 +30,11 @@ const nameTaken = (name: string) => new ApiError(ErrorCode.ServerNameExists, `A 
 function withIpPool<P extends { ip_pool?: string | null }>(ctx: AppContext, patch: P, input: ServerSettingsInput): P {
   const pool = ipPoolSetting(ctx.config, input.IpPool);
   return pool === undefined ? patch : { ...patch, ip_pool: pool };
+}
+
+/** InboundHookUrl's password sealed apart (inbound-hook-secret.ts); `stored`: the sealed one kept by the mask. */
+function withHookPassword<P extends { inbound_hook_url?: string }>(ctx: AppContext, patch: P, stored: string): P {
+  return patch.inbound_hook_url === undefined ? patch : { ...patch, ...inboundHookColumns(ctx.secrets, patch.inbound_hook_url, stored) };
 }
 
 export async function getAccountServer(db: Kysely<Database>, accountId: number, id: number): Promise<ServerRow> {
@@ -63,7 +69,7 @@ async function checkNameFree(trx: Kysely<Database>, accountId: number, name: str
 /** Creates a server with its three default streams and first token; the token value is returned once. */
 export async function createAccountServer(ctx: AppContext, accountId: number, input: NewServerInput): Promise<{ row: ServerRow; token: string }> {
   if (input.Name === undefined || !input.Name.trim()) throw new ApiError(ErrorCode.ServerNameMissing, 'Server name is required.');
-  const patch = withIpPool(ctx, serverSettingsPatch(input), input);
+  const patch = withHookPassword(ctx, withIpPool(ctx, serverSettingsPatch(input), input), '');
   checkLegacyHooks(ctx, input);
   let deliveryType: 'Live' | 'Sandbox' = 'Live';
   if (input.DeliveryType !== undefined) {
@@ -91,7 +97,7 @@ export async function updateAccountServer(ctx: AppContext, accountId: number, id
   if (input.DeliveryType !== undefined && input.DeliveryType.toLowerCase() !== row.delivery_type.toLowerCase()) {
     throw new ApiError(ErrorCode.InvalidRequestFields, 'DeliveryType is fixed when the server is created.');
   }
-  const patch = withIpPool(ctx, serverSettingsPatch(input), input);
+  const patch = withHookPassword(ctx, withIpPool(ctx, serverSettingsPatch(input), input), row.inbound_hook_password);
   checkLegacyHooks(ctx, input);
   try {
     return await ctx.db.transaction().execute(async (trx) => {

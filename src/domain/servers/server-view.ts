@@ -2,6 +2,7 @@ import type { Config } from '../../config.js';
 import type { Selectable } from 'kysely';
 import type { ServersTable } from '../../infra/db/tables/servers.js';
 import { fromFlag } from '../../infra/db/util.js';
+import { maskedHookUrl } from './inbound-hook-secret.js';
 import type { LegacyHooksView } from './legacy-hooks.js';
 
 type ServerRow = Selectable<ServersTable>;
@@ -20,7 +21,8 @@ export function serverView(row: ServerRow, config: Config, apiTokens: string[], 
     DeliveryType: row.delivery_type,
     ServerLink: `${config.publicUrl}/servers/${row.id}`,
     InboundAddress: `${row.inbound_hash}@${config.inboundDomain}`,
-    InboundHookUrl: row.inbound_hook_url,
+    // Its password, if any, as a mask (inbound-hook-secret.ts).
+    InboundHookUrl: maskedHookUrl(row),
     BounceHookUrl: hooks?.BounceHookUrl ?? '',
     OpenHookUrl: hooks?.OpenHookUrl ?? '',
     DeliveryHookUrl: hooks?.DeliveryHookUrl ?? '',

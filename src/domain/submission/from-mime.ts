@@ -2,6 +2,7 @@
 // parsed with postal-mime, its headers become the API's fields, and the X-PM-* headers the API's options
 // (x-pm-headers.ts). The result is the JSON form that prepareMessage validates, so every rule of the API
 // applies unchanged; the envelope is applied afterwards (applyEnvelope).
+import { isComposite, parseContentType } from '../../infra/mime/content-type.js';
 import PostalMime, { type Address, type Attachment, type Email } from 'postal-mime';
 import { ApiError, ErrorCode } from '../errors.js';
 import { readPmHeaders } from './x-pm-headers.js';
@@ -68,7 +69,11 @@ function attachmentInput(a: Attachment, i: number): Record<string, unknown> {
   // A part without a file name (an inline image, a forwarded message) still needs a Name in the API form.
   const name = a.filename?.trim() || `part-${i + 1}${a.mimeType === 'message/rfc822' ? '.eml' : ''}`;
   const cid = a.contentId?.replace(/^<(.*)>$/, '$1').trim();
-  return { Name: name, Content: content, ContentType: a.mimeType, ContentID: cid && a.disposition !== 'attachment' ? `cid:${cid}` : null };
+  // A forwarded message (message/rfc822) or any composite part arrives here as opaque bytes, and mailroom sends
+  // attachments base64-encoded, which RFC 2045 6.4 forbids for composite types: it travels as a file.
+  const parsed = parseContentType(a.mimeType);
+  const type = typeof parsed !== 'string' && isComposite(parsed) ? 'application/octet-stream' : a.mimeType;
+  return { Name: name, Content: content, ContentType: type, ContentID: cid && a.disposition !== 'attachment' ? `cid:${cid}` : null };
 }
 
 export async function parseSubmission(raw: Buffer): Promise<ParsedSubmission> {

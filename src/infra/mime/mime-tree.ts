@@ -2,6 +2,7 @@
 // synchronously in memory: nodemailer's MailComposer streams every part through Node streams, which cost
 // ~0.5 ms of CPU for a small two-part message, about twice the RSA-2048 signature made over it.
 import { randomBytes } from 'node:crypto';
+import { isComposite, isOwnParam, paramText, parseContentType } from './content-type.js';
 import { base64Lines, encodeText, param } from './mime-encode.js';
 
 export interface Leaf {
@@ -34,9 +35,20 @@ export interface AttachmentPart {
   content: Buffer;
 }
 
+/**
+ * The Content-Type of an attachment: the client's type and parameters, each written once, with mailroom's own
+ * `name` in place of any the client gave. A value that is not a leaf type (accepted before it was refused,
+ * RFC 2045 6.4) or does not parse is written as application/octet-stream: the bytes still arrive.
+ */
+function attachmentType(contentType: string, name: string): string {
+  const ct = parseContentType(contentType.replace(/[\r\n]+/g, ' '));
+  if (typeof ct === 'string' || isComposite(ct)) return `application/octet-stream; ${param('name', name)}`;
+  const params = ct.params.filter(([k]) => !isOwnParam(k)).map(([k, v]) => paramText(k, v));
+  return [`${ct.type}/${ct.subtype}`, ...params, param('name', name)].join('; ');
+}
+
 export function attachmentPart(a: AttachmentPart): Leaf {
-  const type = a.contentType.replace(/[\r\n]+/g, ' ').trim() || 'application/octet-stream';
-  const headers = [`Content-Type: ${type}; ${param('name', a.name)}`, 'Content-Transfer-Encoding: base64'];
+  const headers = [`Content-Type: ${attachmentType(a.contentType, a.name)}`, 'Content-Transfer-Encoding: base64'];
   headers.push(`Content-Disposition: ${a.contentId ? 'inline' : 'attachment'}; ${param('filename', a.name)}`);
   if (a.contentId) headers.push(`Content-ID: <${a.contentId.replace(/[\r\n<>]+/g, '')}>`);
   return { headers, body: base64Lines(a.content) };

@@ -152,9 +152,11 @@ describe('Sender signatures API', () => {
     assert.equal(r.body.SPFVerified, true);
     assert.equal(r.body.EmailAddress, 'ops@dkim.test');
 
-    // The first key is still pending: a renewal is "already running".
+    // The first key is still pending: a renewal is "already running". This route's answer is a result body,
+    // so the specification reports 505 in it with HTTP 200 ("Errors" 2), unlike rotatedkim's 422.
     r = await s.request('POST', `/senders/${sig.ID}/requestnewdkim`, A());
     assert.equal(r.status, 200);
+    assert.deepEqual(Object.keys(r.body).sort(), ['ErrorCode', 'Message']);
     assert.equal(r.body.ErrorCode, 505);
     dns.set(sig.DKIMPendingHost, [{ type: 'TXT', data: sig.DKIMPendingTextValue }]);
     const domainId = (await s.ctx.db.selectFrom('domains').select('id').where('name', '=', 'dkim.test').executeTakeFirstOrThrow()).id;

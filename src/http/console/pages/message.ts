@@ -1,7 +1,7 @@
 // One message: its HTML body in a sandboxed frame (no scripts; remote images only when asked for), desktop and
 // mobile widths, the text part, the headers and raw source as sent, each recipient's timeline, attachments.
 import type { AppContext } from '../../../context.js';
-import { messageDetails } from '../../../domain/messages/details.js';
+import { messageTimeline } from '../../../domain/messages/details.js';
 import { html, query, type Html } from '../html.js';
 import { page, when } from '../layout.js';
 import type { ConsoleRouter } from '../router.js';
@@ -48,14 +48,14 @@ function headerBlock(mime: string): string {
 
 export function registerMessage(r: ConsoleRouter, ctx: AppContext): void {
   r.page('/console/s/:sid/messages/:mid', async (c) => {
-    const m = await messageDetails(ctx, c.server.id, c.params.mid!);
+    const m = await messageTimeline(ctx, c.server.id, c.params.mid!);
     const images = c.query.images === '1';
     const mobile = c.query.width === 'mobile';
     const base = `/console/s/${c.server.id}/messages/${m.MessageID}`;
     const attachments = await ctx.db.selectFrom('message_attachments').select(['name', 'content_type', 'size']).where('message_id', '=', m.MessageID).orderBy('position').execute();
     const recipients = m.Recipients.length ? m.Recipients : [''];
     const timeline = recipients.map((rcpt) => {
-      const events = m.MessageEvents.filter((e) => e.Recipient === rcpt || e.Recipient === '');
+      const events = m.Timeline.filter((e) => e.Recipient === rcpt || e.Recipient === '');
       return html`<section class="timeline" aria-label="Timeline of ${rcpt}"><h3>${rcpt}</h3><ol>${events.map(
         (e) => html`<li class="event event-${e.Type.toLowerCase()}"><span class="when">${when(e.ReceivedAt)}</span> <strong>${LABELS[e.Type] ?? e.Type}</strong>${detailList(e.Details)}</li>`,
       )}</ol></section>`;
@@ -89,7 +89,7 @@ ${attachments.length ? html`<ul class="attachments">${attachments.map((a) => htm
   });
 
   r.page('/console/s/:sid/messages/:mid/body', async (c) => {
-    const m = await messageDetails(ctx, c.server.id, c.params.mid!);
+    const m = await messageTimeline(ctx, c.server.id, c.params.mid!);
     c.reply.header('content-security-policy', bodyCsp(c.query.images === '1')).header('x-frame-options', 'SAMEORIGIN');
     return m.HtmlBody;
   });

@@ -61,7 +61,14 @@ export default async function senderRoutes(app: App, ctx: AppContext): Promise<v
     const { accountId } = accountAuth(req.auth);
     const sig = await getSignature(ctx, accountId, req.params.id);
     const domain = await getDomain(ctx, accountId, sig.domain_id);
-    await startRenewal(ctx, domain);
+    try {
+      await startRenewal(ctx, domain);
+    } catch (err) {
+      // The specification's one result-body error: this route answers {ErrorCode, Message}, and a renewal
+      // already running is ErrorCode 505 in it, with HTTP 200 (its "Errors" and "Sender signature DKIM").
+      if (err instanceof ApiError && err.errorCode === ErrorCode.DkimRenewalScheduled) return { ErrorCode: err.errorCode, Message: err.message };
+      throw err;
+    }
     return { ErrorCode: 0, Message: `A new DKIM key was created for ${domain.name}; publish the pending DKIM record to activate it.` };
   });
 }

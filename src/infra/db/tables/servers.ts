@@ -9,7 +9,10 @@ export interface ServersTable {
   delivery_type: WithDefault<'Live' | 'Sandbox'>;
   smtp_api_activated: WithDefault<number>;
   raw_email_enabled: WithDefault<number>;
+  /** Without its password, which is inbound_hook_password (migration 0027). */
   inbound_hook_url: WithDefault<string>;
+  /** The InboundHookUrl's password, sealed (infra/crypto/secrets.ts); '' for none. */
+  inbound_hook_password: WithDefault<string>;
   bounce_hook_url: WithDefault<string>;
   open_hook_url: WithDefault<string>;
   delivery_hook_url: WithDefault<string>;
