@@ -6,7 +6,7 @@
 // Recipients that are a server's inbound address or at its InboundDomain (domain/inbound/inbound-address.ts)
 // go to inbound processing (domain/inbound/receive.ts); a message may carry both kinds.
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../domain/app-context.js';
 import { takeInReport } from '../domain/inbound/intake.js';
 import { checkRecipient, type InboundTarget } from '../domain/inbound/recipients.js';
 import { findInboundMailbox, type InboundMailbox } from '../domain/inbound/inbound-address.js';

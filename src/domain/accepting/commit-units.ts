@@ -1,7 +1,7 @@
 // One transaction's work for a group of send requests ("units"): replay answers of known idempotency keys,
 // run the database checks of every message, store the accepted ones and record the new keys' answers.
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { ApiError, ErrorCode, httpStatusFor } from '../errors.js';
 import { iso } from '../../infra/time.js';

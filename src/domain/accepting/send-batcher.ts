@@ -6,7 +6,7 @@
 // 16 requests at 50 connections, and CPU per request rose by 10-30%, bench/README.md.)
 //
 // Built once per process by the composition root (src/context.ts) as ctx.sendBatcher.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { CommitBatcher } from '../../infra/db/commit-batcher.js';
 import { isUniqueViolation } from '../../infra/db/util.js';
 import { createDurability, type Durability } from '../../infra/db/sqlite-durability.js';

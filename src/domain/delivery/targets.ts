@@ -3,7 +3,7 @@
 // The domain's MTA-STS policy (RFC 8461) is looked up alongside the MX records: in enforce mode only the
 // hosts it lists are used, each with STARTTLS required and its certificate verified.
 import { isIP } from 'node:net';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { localReply, type SmtpReply } from '../../infra/smtp-client/replies.js';
 import { stsPolicyFor, stsTarget } from './mta-sts/apply.js';
 import { refusedRecord, type TlsRecord } from './mta-sts/tls-record.js';

@@ -4,7 +4,7 @@
 // message id, so a rare recipient never walks the whole stream. On PostgreSQL, recipient and message filters
 // together read the recipient's ids first instead (search-recipient-first.ts: the day partitions).
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { containsInsensitive, tagEquals } from '../../infra/db/util.js';
 import { jsonFieldEquals } from '../../infra/db/json-fields.js';
 import { readsRowsSkippedByOffset } from '../../infra/db/planner.js';

@@ -1,7 +1,7 @@
 // The operator's first-send path (README, "First send"): a sender signature or a domain added from the shell
 // by whoever runs the service. `--confirmed` skips the mailed confirmation link: the operator vouches for the
 // address (a test address behind a local capture would never receive the link otherwise).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { createDomain } from '../domains/domains.js';
 import { domainDetail } from '../domains/view.js';
 import { createSignature } from '../sender-signatures/signatures.js';

@@ -1,6 +1,6 @@
 // `mailroom status`: what an operator asks first when mail is late. Queue depths and the oldest job, workers
 // alive, and the destinations failing right now with their last replies.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { queueStats } from '../../infra/jobs/stats.js';
 import { formatTlsReport, tlsReport, type TlsDestination } from './tls-report.js';
 

@@ -1,7 +1,7 @@
 // SMTP AUTH for submission (RFC 4954): a server token is the credential. The hosted service takes the token
 // as both user name and password; mailroom accepts it in either (a client that puts something else in the
 // user name field still works), resolved through the same digests as the API's tokens.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { SendAuth } from '../accepting/accept.js';
 import type { TokenResolver } from '../tokens/token-resolver.js';
 

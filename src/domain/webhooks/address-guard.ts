@@ -5,7 +5,7 @@
 // rebinding gets no second chance: the address checked is the address used).
 import { lookup as systemLookup } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { isForbiddenAddress } from './forbidden-address.js';
 
 export { isForbiddenAddress };

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import type { App } from '../../types.js';
 import { confirmByToken, escapeHtml } from '../../../domain/sender-signatures/confirmation.js';
 
