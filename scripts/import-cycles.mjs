@@ -1,9 +1,13 @@
-// Import circles in src/: between files, and between the folders of src/domain (area A imports B and B
-// imports A, directly or around a longer loop). Between files, type imports count too, except those of the
-// composition root's types (src/context.ts, src/config.ts: every module names AppContext, and the root
-// imports the modules it builds). Between folders, run-time imports count: a type shared across an area's
-// boundary (the event vocabulary of domain/events/types.ts) fixes no load order. Prints every circle;
-// exits 1 when there is one.
+// The import structure of src/, as docs/architecture.md ("Layers") draws it. Fails (exit 1) on:
+// - an import circle between files (type imports count too: a circle of types is still a knot in the map);
+// - a circle between the folders of src/domain (area A imports B and B imports A, directly or around a longer
+//   loop), counting run-time imports: a type shared across an area's boundary (the event vocabulary of
+//   domain/events/types.ts) fixes no load order;
+// - an arrow running up: a file of domain/, infra/, http/ or smtp-listeners/ importing the composition root
+//   (the files directly in src/: cli*.ts, serve.ts, worker.ts, context.ts, config.ts, ...), infra/ importing
+//   domain/, http/ or smtp-listeners/, or domain/ importing an edge. Type-only imports count: the types the
+//   layers share live below them (domain/app-context.ts, infra/config-types.ts).
+// Prints every circle and upward import.
 //   node scripts/import-cycles.mjs [src-folder]
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -20,7 +24,6 @@ const files = [];
 
 // Static imports and re-exports that load a module at run time.
 const IMPORT = /^\s*(?:import|export)\s+(?:[^'";]*?\sfrom\s+)?['"](\.[^'"]+)['"]/gm;
-const ROOT_TYPES = new Set(['context.ts', 'config.ts'].map((f) => join(root, f)));
 const edges = new Map();
 const runEdges = new Map();
 for (const f of files) {
@@ -33,7 +36,6 @@ for (const f of files) {
     const clause = m[0].replace(/^\s*(import|export)\s+/, '').split(/\sfrom\s/)[0].trim();
     const typeOnly = clause.startsWith('type ') || (/^\{[^}]*\}$/.test(clause) && clause.replace(/[{}\s]/g, '').split(',').filter(Boolean).every((x) => x.startsWith('type')));
     if (!typeOnly) run.add(target);
-    if (typeOnly && ROOT_TYPES.has(target)) continue;
     out.add(target);
   }
   edges.set(f, [...out].filter((t) => files.includes(t)));
@@ -78,7 +80,24 @@ for (const [f, ts] of runEdges) {
 if (process.env.DEBUG) for (const [a, s] of folderEdges) console.log(a, "->", [...s].join(" "));
 const folderCircles = circles([...folderEdges.keys()], (a) => [...(folderEdges.get(a) ?? [])]);
 
+// Layers, top to bottom; each may import only those below it (the edges not each other).
+const LAYER = { domain: 1, infra: 0, http: 2, 'smtp-listeners': 2 };
+const layerOf = (f) => {
+  const parts = rel(f).split('/');
+  return parts.length === 1 ? 3 : (LAYER[parts[0]] ?? null);
+};
+const upward = [];
+for (const [f, ts] of edges) {
+  const a = layerOf(f);
+  if (a === null || a === 3) continue;
+  for (const t of ts) {
+    const b = layerOf(t);
+    if (b !== null && (b > a || (b === a && a === 2 && rel(f).split('/')[0] !== rel(t).split('/')[0]))) upward.push([f, t]);
+  }
+}
+
 for (const c of fileCircles) console.log(`file circle: ${c.map(rel).join(' <-> ')}`);
 for (const c of folderCircles) console.log(`folder circle: ${c.join(' <-> ')}`);
-console.log(`${files.length} files: ${fileCircles.length} file circles, ${folderCircles.length} folder circles`);
-process.exit(fileCircles.length + folderCircles.length > 0 ? 1 : 0);
+for (const [f, t] of upward) console.log(`upward import: ${rel(f)} -> ${rel(t)}`);
+console.log(`${files.length} files: ${fileCircles.length} file circles, ${folderCircles.length} folder circles, ${upward.length} upward imports`);
+process.exit(fileCircles.length + folderCircles.length + upward.length > 0 ? 1 : 0);

@@ -1,13 +1,13 @@
-// The composition root: everything a request handler or a worker needs, built once from the config.
+// The composition root: everything a request handler or a worker needs (the AppContext that
+// domain/app-context.ts declares), built once from the config. Nothing below the root imports this file.
 // Tests build the same thing with their own database, clock and configuration.
 import { Resolver } from 'node:dns/promises';
-import type { Kysely } from 'kysely';
+import type { AppContext } from './domain/app-context.js';
 import { type Clock, systemClock } from './infra/clock.js';
-import type { Config } from './config.js';
+import type { Config } from './infra/config-types.js';
 import { resolveSecretKey } from './infra/crypto/secret-key.js';
-import { createSecrets, type Secrets } from './infra/crypto/secrets.js';
-import { type Db, type Dialect, type DbOptions, openDatabase } from './infra/db/database.js';
-import type { Database } from './infra/db/schema.js';
+import { createSecrets } from './infra/crypto/secrets.js';
+import { type DbOptions, openDatabase } from './infra/db/database.js';
 import { JobRunner } from './infra/jobs/runner.js';
 import { Scheduler } from './infra/jobs/scheduler.js';
 import { createLogger, type Logger } from './infra/logger.js';
@@ -17,29 +17,7 @@ import { SendBatcher } from './domain/accepting/send-batcher.js';
 import { deliveryOptions } from './domain/delivery/options.js';
 import { SmtpPool } from './domain/delivery/smtp-pool.js';
 
-export interface AppContext {
-  config: Config;
-  database: Db;
-  db: Kysely<Database>;
-  dialect: Dialect;
-  clock: Clock;
-  logger: Logger;
-  secrets: Secrets;
-  /** DNS for MX lookups and verification; MAILROOM_DNS_SERVERS when set, else the system's. */
-  dns: Resolver;
-  /** Runs queued jobs when this process has the worker role; API processes only wake() it. */
-  runner: JobRunner;
-  scheduler: Scheduler;
-  /** Prometheus metrics of this process (GET /metrics). */
-  metrics: Metrics;
-  /** The group commit of every send request (POST /email and the other send routes). */
-  sendBatcher: SendBatcher;
-  /** Pooled SMTP sessions, shared by the delivery worker and system mail. */
-  smtpPool: SmtpPool;
-  /** Ports the listeners bound (set when they start; useful when configured with port 0). */
-  ports: { inboundSmtp: number | null };
-  close(): Promise<void>;
-}
+export type { AppContext };
 
 export interface ContextOverrides {
   clock?: Clock;

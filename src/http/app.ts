@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { LogController } from 'fastify';
 import { registerRoutes } from './routes/index.js';
 import opsRoutes from './routes/ops/routes.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../domain/app-context.js';
 import { registerAuth } from './auth.js';
 import { registerJsonParser } from './body-parser.js';
 import { clientErrorHandler, frameworkErrorHandler, registerDrainRefusal, registerErrorHandling } from './errors.js';

@@ -2,7 +2,7 @@
 // interchangeable; header names and values are case-insensitive; the hosted service's header names are
 // accepted as aliases so its SDKs work unchanged.
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../domain/app-context.js';
 import { ApiError, ErrorCode } from '../domain/errors.js';
 import { TokenResolver } from '../domain/tokens/token-resolver.js';
 import type { App } from './types.js';

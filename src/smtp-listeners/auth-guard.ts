@@ -5,7 +5,7 @@
 // (domain/submission/auth-failures.ts; the count is in the database, so every API process sees it). Only a
 // wrong token counts towards the address's limit: a valid token refused for another reason guesses nothing.
 import type { SMTPServerSession } from 'smtp-server';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../domain/app-context.js';
 import { recentAuthFailures, recordAuthFailure } from '../domain/submission/auth-failures.js';
 import { clientKey } from './client-slots.js';
 import type { SmtpReply } from './submission-replies.js';

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SMTPServer } from 'smtp-server';
-import type { SmtpRelay } from '../config.js';
+import type { SmtpRelay } from '../infra/config-types.js';
 import type { Logger } from '../infra/logger.js';
 
 export interface CaptureListener {

@@ -9,7 +9,7 @@
 // would retry a message that may have been accepted.
 import { isIPv4, isIPv6 } from 'node:net';
 import type { SMTPServer, SMTPServerOptions, SMTPServerSession } from 'smtp-server';
-import type { SmtpSlotLimits } from '../config.js';
+import type { SmtpSlotLimits } from '../infra/config-types.js';
 import type { Clock } from '../infra/clock.js';
 import type { Logger } from '../infra/logger.js';
 

@@ -8,7 +8,7 @@
 // may carry every kind (take-in.ts). A message that cannot be parsed is refused for good (554 5.6.0).
 import { pipeline } from 'node:stream/promises';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../domain/app-context.js';
 import { UnreadableMessage } from '../domain/inbound/parse.js';
 import { isPostmaster } from '../domain/inbound/postmaster.js';
 import { checkRecipient, isReturnPathDomain } from '../domain/inbound/recipients.js';

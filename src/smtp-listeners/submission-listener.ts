@@ -5,7 +5,7 @@
 // (domain/submission/submit.ts) and 250 is answered only after its group commit is durable.
 import { isIP } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../domain/app-context.js';
 import type { SendAuth } from '../domain/accepting/accept.js';
 import { MAX_MESSAGE_BYTES, MAX_RECIPIENTS } from '../domain/accepting/limits.js';
 import { ApiError } from '../domain/errors.js';

@@ -4,7 +4,7 @@
 // Encryption stays opportunistic: the listener still takes reports in plaintext from MTAs that do not use
 // TLS (RFC 3207 4: a publicly-referenced server must not require STARTTLS for mail to local recipients).
 import type { SMTPServerOptions } from 'smtp-server';
-import type { InboundTls } from '../config.js';
+import type { InboundTls } from '../infra/config-types.js';
 
 export function inboundTlsOptions(tls: InboundTls | null): Partial<SMTPServerOptions> {
   // Without a certificate the options stay empty and STARTTLS is disabled by the caller: smtp-server would

@@ -1,7 +1,7 @@
 // The accept path of every send operation (POST /email, /email/batch, and the template sends of
 // src/http/routes/templates): validate each message, then check and store the valid ones through the sending
 // batcher. Returns one outcome per input, in input order; a failed message never stops the others.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError } from '../errors.js';
 import { commitUnits, failure, type SendUnit, type Slot } from './commit-units.js';
 import type { IdempotencyInput } from './idempotency.js';

@@ -1,26 +1,18 @@
 // One transaction's work for a group of send requests ("units"): replay answers of known idempotency keys,
 // run the database checks of every message, store the accepted ones and record the new keys' answers.
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { ApiError, ErrorCode, httpStatusFor } from '../errors.js';
 import { iso } from '../../infra/time.js';
 import { newMessageId } from './message-id.js';
-import { checkMessage, loadCheckData, type Sender } from './checks.js';
-import { findStoredAnswer, storeAnswer, type IdempotencyInput } from './idempotency.js';
+import { checkMessage, loadCheckData } from './checks.js';
+import { findStoredAnswer, storeAnswer } from './idempotency.js';
 import { storeMessages, type AcceptedMessage } from './store.js';
-import type { PreparedMessage, SendOutcome, SendResult } from './types.js';
+import type { SendOutcome, SendResult } from './types.js';
+import type { SendUnit, UnitResult } from './send-unit.js';
 
-/** A slot is either an outcome already known (the message failed validation) or a message to check. */
-export type Slot = { outcome: SendOutcome } | { message: PreparedMessage };
-
-export interface SendUnit {
-  sender: Sender;
-  slots: Slot[];
-  idempotency: IdempotencyInput | null;
-}
-
-export type UnitResult = { outcomes: SendOutcome[] } | { error: ApiError };
+export type { Slot, SendUnit, UnitResult } from './send-unit.js';
 
 export function failure(err: ApiError): SendOutcome {
   return { result: { ErrorCode: err.errorCode, Message: err.message }, status: err.status ?? httpStatusFor(err.errorCode) };

@@ -6,15 +6,16 @@
 // 16 requests at 50 connections, and CPU per request rose by 10-30%, bench/README.md.)
 //
 // Built once per process by the composition root (src/context.ts) as ctx.sendBatcher.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { CommitBatcher } from '../../infra/db/commit-batcher.js';
 import { isUniqueViolation } from '../../infra/db/util.js';
 import { createDurability, type Durability } from '../../infra/db/sqlite-durability.js';
-import { commitUnits, type SendUnit, type UnitResult } from './commit-units.js';
+import { commitUnits } from './commit-units.js';
+import type { SendQueue, SendUnit, UnitResult } from './send-unit.js';
 
 export const MAX_GROUP_MESSAGES = 2000;
 
-export class SendBatcher {
+export class SendBatcher implements SendQueue {
   private readonly durability: Durability;
   private readonly batcher: CommitBatcher<SendUnit, UnitResult>;
 

@@ -3,7 +3,7 @@
 // message, which then goes through the same accept path as POST /email (src/domain/accepting/accept.ts): the same
 // checks, one transaction, the same answers. A message whose template is missing, is a layout, or does not
 // render is refused on its own with a clear error, before anything is stored: never a half-rendered mail.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { acceptMessages, type SendAuth, type SendOutcome } from './accept.js';
 import type { IdempotencyInput } from './idempotency.js';

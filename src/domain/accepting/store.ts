@@ -2,7 +2,7 @@
 // Processed event (through recordEvents, so webhooks and statistics follow in the same transaction) and the
 // delivery jobs. The caller owns the transaction; nothing here commits.
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { deliveryJobsFor } from '../delivery/jobs.js';
 import { recordEvents } from '../events/record.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../infra/config-types.js';
 import type { Db } from '../../infra/db/database.js';
 import { exclusiveTransaction } from '../../infra/db/exclusive.js';
 import { createServer } from '../servers/create-server.js';

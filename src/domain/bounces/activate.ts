@@ -2,7 +2,7 @@
 // suppression its bounce created is removed in the bounce's stream and its inactive bounces there are marked
 // active, in one transaction, with the SubscriptionChange event that tells webhooks the address may receive
 // mail again. A spam complaint can never be undone (docs/reference/bounces.md, "Types and codes": 1003).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { fromJson } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { recordEvent } from '../events/record.js';

@@ -1,7 +1,7 @@
 // Reading bounces of one server: the list with its filters, one record, its dump, the delivery stats.
 // Every query is filtered by the caller's server id.
 import { sql } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { containsInsensitive, MAX_ROW_ID, tagEquals } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { parseFilterDate } from '../../infra/time.js';

@@ -3,7 +3,7 @@
 // statistics, the recipient's status, and for inactive types the suppression in the message's stream.
 // Used by the delivery worker (5xx answers, give-ups) and the inbound DSN/ARF intake alike.
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { recordEvent } from '../events/record.js';
 import { subscriptionChanged } from '../events/subscription-changed.js';

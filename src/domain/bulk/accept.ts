@@ -3,7 +3,7 @@
 // the first entry as a proof that the content renders, and stores the request as ONE row, its entries as
 // pages and its attachments once, with one expansion job per page, in ONE transaction: the answer
 // (Status "Accepted") is sent after that commit. Workers then compile the pages into messages (expand.ts).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { insertRows } from '../../infra/db/raw-insert.js';
 import { enqueueJobs, type NewJob } from '../../infra/jobs/enqueue.js';
 import { iso } from '../../infra/time.js';

@@ -6,7 +6,7 @@
 // left to redo. The page row is the guard: the first statement marks it done only if it was not, so two
 // workers holding the same page (a lease that ran out under a slow commit) cannot both compile it; on
 // PostgreSQL the second one waits for the first's row lock and then finds it done.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { completeJob } from '../../infra/jobs/complete.js';
 import type { Job } from '../../infra/jobs/types.js';
 import { checkMessage, loadCheckData } from '../accepting/checks.js';

@@ -2,7 +2,7 @@
 // messages compiled from bulk requests ('deliver-bulk', the same handler as 'deliver' with its own slots:
 // MAILROOM_DELIVERY_CONCURRENCY for transactional mail stays whole however long the bulk queue is, so a
 // password reset sent during a newsletter is claimed at once), and the task that completes requests.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { runDeliveryJob, type DeliveryParts } from '../delivery/handler.js';
 import { DELIVERY_SCHEDULE, deliveryOptions } from '../delivery/options.js';
 import { expandPage } from './expand.js';

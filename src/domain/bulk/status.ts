@@ -4,7 +4,7 @@
 // content or sender could no longer be used. PercentageCompleted counts entries done: messages handed off,
 // plus entries skipped (inactive recipients) or not compiled.
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { iso } from '../../infra/time.js';
 import { ApiError, ErrorCode } from '../errors.js';

@@ -1,5 +1,5 @@
 // Worker-role registration of the data-removal queue (src/worker.ts).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { DATA_REMOVAL_QUEUE } from './request.js';
 import { runDataRemoval } from './run.js';
 

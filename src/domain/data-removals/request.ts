@@ -1,7 +1,7 @@
 // POST /data-removals and GET /data-removals/{id} (account token): a request to remove every trace of an
 // address across the account. The request row and its job are written in one transaction, so a 200 means
 // the removal will happen (run.ts does it in the background).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { enqueueJobs } from '../../infra/jobs/enqueue.js';
 import { normalizeEmail } from '../../infra/mime/normalize.js';
 import { fromFlag, toFlag } from '../../infra/db/util.js';

@@ -10,7 +10,7 @@
 // statistics (counts without addresses) and inbound report digests (one-way SHA-256 values).
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { fromFlag, fromJson } from '../../infra/db/util.js';
 import { deleteMessagesCascading } from '../../infra/db/partitions-cascade.js';

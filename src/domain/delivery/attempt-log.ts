@@ -1,6 +1,6 @@
 // One log line per delivery attempt (per recipient), and the delivery counters: a relay that stops
 // answering shows at once as `deferred` warnings carrying the next retry time (docs/operations.md, "Logs").
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { backoffDelay } from '../../infra/jobs/backoff.js';
 import type { Job } from '../../infra/jobs/types.js';
 import { classifyReply } from './classify.js';

@@ -2,7 +2,7 @@
 // composes and signs it, hands it to the next hop with one SMTP transaction per recipient (each with its own
 // VERP envelope sender, so a bounce names its recipient; the transactions share one pooled connection), and
 // records the outcome (outcome.ts).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { fromJson } from '../../infra/db/util.js';
 import { completeJob } from '../../infra/jobs/complete.js';
 import type { Job } from '../../infra/jobs/types.js';

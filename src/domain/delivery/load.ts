@@ -3,7 +3,7 @@
 // queries per job: the runner starts up to 64 jobs from one claim, and on PostgreSQL each query is a round
 // trip and a socket write (the largest cost per message in bench/deliver before this). Requests made in the
 // same turn of the event loop share one load.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { DkimKey as SigningKey } from '../../infra/dkim/sign.js';
 import { withIndexPlans } from '../../infra/db/planner.js';
 

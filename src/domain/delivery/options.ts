@@ -1,7 +1,7 @@
 // Delivery tuning that is not part of the public configuration table: read once from the environment, with
 // defaults that suit production. Documented in README ("Delivery").
 import { hostname } from 'node:os';
-import type { Config } from '../../config.js';
+import type { Config } from '../../infra/config-types.js';
 
 const MIN = 60_000;
 

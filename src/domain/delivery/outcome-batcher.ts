@@ -9,7 +9,7 @@
 // side by side (CommitBatcher's `parallel`) shortened the window but split the outcomes into smaller groups,
 // and bench:deliver measured 0.85-0.88 CPU ms per message against 0.69-0.74 with one writer on a quiet
 // machine (2026-11-23), 944-973 msg/s against 1,125-1,176.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { CommitBatcher, inTransaction } from '../../infra/db/commit-batcher.js';
 import { applyOutcomes, type Outcome } from './outcome.js';
 

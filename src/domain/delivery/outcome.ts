@@ -4,7 +4,7 @@
 // jobs that finish at about the same time into one transaction; applyOutcomes writes them with one
 // statement per kind of change rather than one per job.
 import { sql, type Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { planByIndexes } from '../../infra/db/planner.js';
 import { lockRowsForUpdate } from '../../infra/db/row-locks.js';

@@ -2,7 +2,7 @@
 // MAILROOM_DELIVERY_CONCURRENCY jobs at once, and at most MAILROOM_DELIVERY_DOMAIN_CONCURRENCY for one
 // destination domain, so a slow domain cannot hold every slot. The parts it shares between jobs (SMTP pool,
 // loader, outcome batcher) come from the composition root (src/worker.ts).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { runDeliveryJob, type DeliveryParts } from './handler.js';
 import { DELIVER_QUEUE } from './jobs.js';
 import { DELIVERY_SCHEDULE, deliveryOptions } from './options.js';

@@ -7,9 +7,9 @@ import { SmtpClient } from '../../infra/smtp-client/client.js';
 import type { SmtpReply } from '../../infra/smtp-client/replies.js';
 import type { IpPool } from './ip-pools/parse.js';
 import { SourceRotation } from './ip-pools/rotation.js';
-import { StsFetchFailures } from './mta-sts/apply.js';
+import { StsFetchFailures } from './mta-sts/fetch-failures.js';
 import type { DeliveryOptions } from './options.js';
-import type { SmtpTarget } from './targets.js';
+import type { SmtpTarget } from './smtp-target.js';
 
 export interface SmtpFailure extends Error {
   code?: string;

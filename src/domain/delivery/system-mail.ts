@@ -3,7 +3,7 @@
 // and envelope sender `mailroom@<MAILROOM_RETURN_PATH_DOMAIN>`, unsigned (the service holds no DKIM key for
 // that domain). Throws when the message was not accepted, so the queue job that calls it retries.
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { emailDomain, normalizeEmail } from '../../infra/mime/normalize.js';
 import { classifyReply } from './classify.js';
 import { composeSystemMime } from './system-compose.js';

@@ -3,31 +3,13 @@
 // The domain's MTA-STS policy (RFC 8461) is looked up alongside the MX records: in enforce mode only the
 // hosts it lists are used, each with STARTTLS required and its certificate verified.
 import { isIP } from 'node:net';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { localReply, type SmtpReply } from '../../infra/smtp-client/replies.js';
 import { stsPolicyFor, stsTarget } from './mta-sts/apply.js';
-import { refusedRecord, type StsTarget, type TlsRecord } from './mta-sts/tls-record.js';
+import { refusedRecord, type TlsRecord } from './mta-sts/tls-record.js';
+import type { SmtpTarget } from './smtp-target.js';
 
-export interface SmtpTarget {
-  /** Address (or relay host name) to connect to. */
-  host: string;
-  port: number;
-  /** Implicit TLS (smtps relay). */
-  secure: boolean;
-  /** Host name for TLS SNI and for DestinationServer. */
-  serverName: string;
-  auth?: { user: string; pass: string };
-  /**
-   * Relay, or an MX under an MTA-STS policy in enforce mode: certificates are verified. Other MX hosts:
-   * opportunistic STARTTLS (RFC 7435), the certificate checked and recorded but not required.
-   */
-  verifyTls: boolean;
-  /** STARTTLS must succeed (MTA-STS enforce, RFC 8461 5); never a plaintext fallback. */
-  requireTls: boolean;
-  relay: boolean;
-  /** MTA-STS as applied to this host (direct MX delivery only). */
-  sts?: StsTarget;
-}
+export type { SmtpTarget };
 
 /** A DNS answer that settles the fate of the recipients without an SMTP conversation. */
 export class RoutingError extends Error {

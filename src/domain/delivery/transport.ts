@@ -2,7 +2,7 @@
 // of preference, moving to the next host when a connection cannot be made (RFC 5321 5.1). Each item is one
 // SMTP transaction (its own VERP envelope sender); all items share one session per host. A connection cut
 // during one transaction fails that item only: the rest go on at once over a fresh connection (bounded).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { localReply, type SmtpReply } from '../../infra/smtp-client/replies.js';
 import { connectFailureResult, refusedRecord, sessionRecord, type TlsRecord } from './mta-sts/tls-record.js';
 import type { IpPool } from './ip-pools/parse.js';

@@ -3,7 +3,7 @@
 // Exactly one key signs at a time (the active one, see senders/signing.ts); a renewal adds a pending key
 // that only takes over once its record is published, so mail never carries a signature that fails.
 import { sql, type Expression, type Selectable } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { dkimHost, dkimTextValue, generateDkimKey, insertPendingKey, WEAK_DKIM_BITS } from '../../infra/dkim/keys.js';
 import { checkDkimRecord } from '../../infra/dns/dkim-record.js';
 import type { CheckResult } from '../../infra/dns/cname.js';

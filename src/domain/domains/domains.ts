@@ -1,7 +1,7 @@
 // Domains of an account (docs/reference/domains.md): creation with its first DKIM key, Return-Path
 // settings, deletion, and the DNS verifications. Every query is scoped to the caller's account.
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { isUniqueViolation } from '../../infra/db/util.js';
 import { generateDkimKey, insertPendingKey, type NewKey } from '../../infra/dkim/keys.js';

@@ -3,7 +3,7 @@
 // stops the domain being used as envelope domain, or its bounces would be lost), and marks revoked keys
 // safe to remove once queued mail no longer needs them. Idempotent and safe with several workers.
 import { sql } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { PeriodicTask } from '../../infra/jobs/scheduler.js';
 import { revokedKeyRemovable, verifyPendingKey } from './dkim-state.js';
 import { refreshDomainReturnPath, refreshSignatureReturnPath } from './return-path.js';

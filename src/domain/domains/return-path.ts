@@ -1,7 +1,7 @@
 // Custom Return-Path (envelope) domains: a subdomain of the sending domain with a CNAME to the service's
 // bounce domain (MAILROOM_RETURN_PATH_DOMAIN). Aligned with the From domain it lets the message pass
 // DMARC's SPF alignment (RFC 7489 3.1.2), and the CNAME brings its bounces back to mailroom.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { checkCname, type CheckResult } from '../../infra/dns/cname.js';
 import { ApiError } from '../errors.js';
 import { isSubdomainOf, normalizeDomainName } from './names.js';

@@ -1,6 +1,6 @@
 // Domain answers (docs/reference/domains.md, "Domain record"): the list item and the detail.
 import type { Selectable } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { spfTextValue } from '../../infra/dns/spf.js';
 import { WEAK_DKIM_BITS } from '../../infra/dkim/keys.js';

@@ -2,7 +2,7 @@
 // transaction, together with everything that must follow from it: the webhook notifications (no event
 // without its notification) and the permanent daily statistics counters.
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { insertRowsWith } from '../../infra/db/raw-insert.js';
 import { countStats } from '../stats/counters.js';

@@ -4,7 +4,7 @@
 //   (MAILROOM_DNS_SERVERS);
 // - when a spamd is configured (MAILROOM_SPAMD), SpamAssassin's verdict in its customary X-Spam-* headers.
 import { authenticate } from 'mailauth';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { ResolveFn } from '../../infra/dns/cache.js';
 import { checkSpam, type SpamVerdict } from '../../infra/spamd/spamc.js';
 

@@ -3,7 +3,7 @@
 // the URL's user:password, the same retry schedule and the rule that a 403 stops retrying). Each attempt
 // is recorded (inbound_attempts) with the message's new status and the job's next run in one group commit.
 // Once the application has the message, its attachment content and raw source are dropped.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { CommitBatcher, inTransaction } from '../../infra/db/commit-batcher.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';

@@ -2,7 +2,7 @@
 // ("plus addressing": the part after '+' reaches the application as MailboxHash), or any address at a
 // server's InboundDomain (a domain whose MX points at mailroom). Anything else is left to the bounce
 // intake's own checks (recipients.ts).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 
 export interface InboundMailbox {
   serverId: number;

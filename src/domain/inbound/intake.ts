@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { recordBounce } from '../bounces/record-bounce.js';
 import { messageIdFromHeader, parseReport, type ParsedReport, type RecipientResult } from '../bounces/parse-report.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { normalizeEmail } from '../../infra/mime/normalize.js';
 import type { InboundTarget } from './recipients.js';

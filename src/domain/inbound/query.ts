@@ -2,7 +2,7 @@
 // again: bypass (a Blocked message, past its rule or spam score) and retry (a Failed one). Every query is
 // filtered by the caller's server id.
 import { sql } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { containsInsensitive } from '../../infra/db/util.js';
 import { enqueueJobs } from '../../infra/jobs/enqueue.js';
 import { iso, parseFilterDate } from '../../infra/time.js';

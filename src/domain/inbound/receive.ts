@@ -6,7 +6,7 @@
 // share one commit (InboundWriter), so the database's fsync is not the ceiling of the intake rate.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { CommitBatcher, inTransaction } from '../../infra/db/commit-batcher.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { Insertable } from 'kysely';

@@ -5,7 +5,7 @@
 // One more address, fbl@<return-path domain>, is the address to register with mailbox providers' feedback
 // loops (their complaint reports go to a fixed address, not to the Return-Path): reports there are tied
 // back by the Message-ID of the attached original, and only complaints are taken from it.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { decodeVerp, type VerpTarget } from '../../infra/mime/verp.js';
 
 /** A VERP target, or for the feedback-loop address a target to be found from the report itself. */

@@ -1,6 +1,6 @@
 // Worker-role registration of inbound processing (src/worker.ts): the 'inbound-hook' queue and the
 // retention of inbound messages (the server's RetentionDays, as for outbound messages).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { DAY_MS } from '../../infra/time.js';
 import { inboundHookHandler } from './hook-delivery.js';
 

@@ -1,7 +1,7 @@
 // Inbound block rules (POST /triggers/inboundRules): an address or a whole domain whose mail is stored as
 // Blocked instead of being posted to the application. A rule matches the From address or its domain.
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { isUniqueViolation } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';

@@ -1,7 +1,7 @@
 // GET /stats/inbound (beyond the hosted service, whose statistics cover outbound mail only): inbound
 // messages of one server by status, within optional fromdate/todate (dates as the other statistics read
 // them, src/infra/time.ts).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { parseFilterDate } from '../../infra/time.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { INBOUND_STATUS } from './hook-queue.js';

@@ -1,7 +1,7 @@
 // One message received by the inbound listener, handed to each kind of its recipients: bounce reports
 // (intake.ts), servers' inbound mail (receive.ts, once per server) and postmaster (postmaster.ts). Each
 // outcome is logged and counted; the text returned is the 250 reply.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Logger } from '../../infra/logger.js';
 import type { Envelope } from './authenticate.js';
 import type { InboundMailbox } from './inbound-address.js';

@@ -5,7 +5,7 @@
 // range the page itself reads. TotalCount is therefore exact up to 10,000 and 10,000 beyond.
 import type { SelectQueryBuilder } from 'kysely';
 import { sql } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 
 export const SEARCH_WINDOW = 10_000;
 

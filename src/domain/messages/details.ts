@@ -1,6 +1,6 @@
 // GET /messages/{id}/details and /dump. A message of another server is "not found" like a missing one
 // (isolation: the caller learns nothing about other servers' ids).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { fromJson } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { iso } from '../../infra/time.js';

@@ -2,7 +2,7 @@
 // recipient and first click per recipient and link, newest first.
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { tagEquals } from '../../infra/db/util.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { ClicksTable, OpensTable } from '../../infra/db/tables/tracking.js';
 import { iso } from '../../infra/time.js';

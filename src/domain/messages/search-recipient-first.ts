@@ -7,7 +7,7 @@
 // the statement is planned. SQLite has no partitions and keeps the join (a nested loop from the recipients
 // index), which messages/search.ts builds.
 import type { SelectQueryBuilder } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { SEARCH_WINDOW } from './counting.js';
 import type { Cursor, MessageSearch } from './search-query.js';
 import { ITEM_COLUMNS, type MessageRow } from './view.js';

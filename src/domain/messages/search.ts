@@ -4,10 +4,10 @@
 // message id, so a rare recipient never walks the whole stream. On PostgreSQL, recipient and message filters
 // together read the recipient's ids first instead (search-recipient-first.ts: the day partitions).
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { containsInsensitive, tagEquals } from '../../infra/db/util.js';
 import { jsonFieldEquals } from '../../infra/db/json-fields.js';
-import { readsRowsSkippedByOffset } from '../../infra/db/planner.js';
+import { filtersMessagesByIdList, readsRowsSkippedByOffset } from '../../infra/db/planner.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { normalizeEmail } from '../../infra/mime/normalize.js';
 import { parseFilterDate } from '../../infra/time.js';
@@ -138,7 +138,7 @@ async function findPage(ctx: AppContext, serverId: number, q: MessageSearch): Pr
     const byId = new Map(found.filter((m) => m.server_id === serverId).map((m) => [m.id, m]));
     return { rows: ids.map((id) => byId.get(id)).filter((m): m is MessageRow => m !== undefined), total };
   }
-  if (p.recipientSide && p.messageSide && ctx.dialect === 'postgres') {
+  if (p.recipientSide && p.messageSide && filtersMessagesByIdList(ctx.dialect)) {
     // Recipient and message filters together: the recipient's ids first (search-recipient-first.ts).
     return recipientThenMessages(ctx, serverId, q, {
       hits: (before) => recipientHits(ctx, serverId, { ...q, before }, p),

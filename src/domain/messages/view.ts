@@ -2,7 +2,7 @@
 // MessageStream, Recipient, ReceivedAt, From, Subject, Status) plus the hosted form's (Recipients, To, Cc, Bcc,
 // TrackOpens, TrackLinks, Attachments by name, Metadata).
 import type { Selectable } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { MessagesTable } from '../../infra/db/tables/messages.js';
 import { fromFlag, fromJson } from '../../infra/db/util.js';
 import { withIndexPlans } from '../../infra/db/planner.js';

@@ -1,7 +1,8 @@
 // The operator's first-send path (README, "First send"): a sender signature or a domain added from the shell
 // by whoever runs the service. `--confirmed` skips the mailed confirmation link: the operator vouches for the
 // address (a test address behind a local capture would never receive the link otherwise).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
+import { cancelQueuedJobs } from '../../infra/jobs/cancel.js';
 import { createDomain } from '../domains/domains.js';
 import { domainDetail } from '../domains/view.js';
 import { createSignature } from '../sender-signatures/signatures.js';
@@ -21,9 +22,8 @@ export async function addSender(ctx: AppContext, email: string, o: { name: strin
     const now = ctx.clock.now();
     await trx.updateTable('sender_signatures').set({ confirmed: 1, confirmed_at: now }).where('id', '=', sig.id).execute();
     // The confirmation mail queued by createSignature is moot now.
-    const pending = await trx.selectFrom('jobs').select(['id', 'payload']).where('queue', '=', SYSTEM_MAIL_QUEUE).where('locked_by', 'is', null).execute();
-    const ids = pending.filter((j) => (JSON.parse(j.payload) as { to?: string }).to?.toLowerCase() === sig.email.toLowerCase()).map((j) => j.id);
-    if (ids.length) await trx.deleteFrom('jobs').where('id', 'in', ids).execute();
+    const to = sig.email.toLowerCase();
+    await cancelQueuedJobs(trx, SYSTEM_MAIL_QUEUE, (payload) => (JSON.parse(payload) as { to?: string }).to?.toLowerCase() === to);
   });
   return { id: sig.id, email: sig.email, confirmed: true };
 }

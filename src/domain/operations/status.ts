@@ -1,6 +1,7 @@
 // `mailroom status`: what an operator asks first when mail is late. Queue depths and the oldest job, workers
 // alive, and the destinations failing right now with their last replies.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
+import { failingGroups, type FailingGroup } from '../../infra/jobs/failing.js';
 import { queueStats } from '../../infra/jobs/stats.js';
 import { listPostmaster } from '../inbound/postmaster.js';
 import { formatTlsReport, tlsReport, type TlsDestination } from './tls-report.js';
@@ -11,7 +12,7 @@ const STALE_MS = 45_000;
 export interface StatusReport {
   queues: Awaited<ReturnType<typeof queueStats>>;
   workers: Array<{ workerId: string; host: string; pid: number; lastBeatSecondsAgo: number; stale: boolean }>;
-  failingDestinations: Array<{ queue: string; destination: string; jobs: number; attempts: number; lastError: string }>;
+  failingDestinations: FailingGroup[];
   /** Destinations being slowed down after throttling replies (delivery/pacing, table destination_pace). */
   pacedDestinations: Array<{ destination: string; strikes: number; pausedSecondsLeft: number; ratePerMinute: number; lastReply: string }>;
   /** Outbound TLS per destination domain, TLS-RPT style (tls-report.ts). */
@@ -30,25 +31,7 @@ export async function statusReport(ctx: AppContext): Promise<StatusReport> {
     lastBeatSecondsAgo: Math.round((now - w.beat_at) / 1000),
     stale: now - w.beat_at > STALE_MS,
   }));
-  // Jobs that failed at least once carry the remote's last reply in last_error; grouped by destination
-  // (the group key: the recipient domain for deliveries).
-  const rows = await ctx.db
-    .selectFrom('jobs')
-    .select(['queue', 'group_key', 'attempts', 'last_error', 'id'])
-    .where('last_error', 'is not', null)
-    .orderBy('id', 'desc')
-    .limit(5000)
-    .execute();
-  const byDest = new Map<string, StatusReport['failingDestinations'][number]>();
-  for (const r of rows) {
-    const key = `${r.queue}|${r.group_key ?? ''}`;
-    const d = byDest.get(key);
-    if (d) {
-      d.jobs++;
-      d.attempts = Math.max(d.attempts, r.attempts);
-    } else byDest.set(key, { queue: r.queue, destination: r.group_key ?? '-', jobs: 1, attempts: r.attempts, lastError: (r.last_error ?? '').slice(0, 200) });
-  }
-  const failingDestinations = [...byDest.values()].sort((a, b) => b.jobs - a.jobs).slice(0, 20);
+  const failingDestinations = await failingGroups(ctx.db);
   const paced = await ctx.db.selectFrom('destination_pace').selectAll().orderBy('updated_at', 'desc').limit(20).execute();
   const pacedDestinations = paced.map((p) => ({
     destination: p.destination,

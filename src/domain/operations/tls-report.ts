@@ -3,7 +3,7 @@
 // (Details.TLS, src/domain/delivery/mta-sts/tls-record.ts): no counter table to keep, and the figures are
 // exactly what the message timelines show. Bounded: the last 24 hours within the newest SCAN_EVENTS events.
 import { sql } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 
 const DAY_MS = 24 * 3_600_000;
 /** Events looked at, newest first (a range of the primary key: the read stays cheap on a large table). */

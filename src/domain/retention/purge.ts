@@ -15,7 +15,7 @@
 // worker runs it per period (infra/jobs/periodic-claim.ts), and it is idempotent: a run cut short is finished
 // by the next one.
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { deleteMessagesCascading } from '../../infra/db/partitions-cascade.js';
 import { dropPartitionsBefore, rowPurgeCutoff } from '../../infra/db/partitions.js';
 import { DAY_MS } from '../../infra/time.js';

@@ -3,7 +3,7 @@
 // with the 'confirm' key (crypto/secrets.ts), so it can be neither forged nor reused for another signature.
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { enqueueJobs } from '../../infra/jobs/enqueue.js';
 import { SYSTEM_MAIL_QUEUE } from './system-mail-queue.js';

@@ -2,7 +2,7 @@
 // account's domain row for its address (created with its first DKIM key when missing); its DKIM and SPF
 // state is the domain's. Every query is scoped to the caller's account.
 import type { Selectable } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { isUniqueViolation } from '../../infra/db/util.js';
 import { generateDkimKey, type NewKey } from '../../infra/dkim/keys.js';

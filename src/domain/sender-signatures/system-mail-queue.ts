@@ -1,7 +1,7 @@
 // The 'system-mail' queue: mail the service sends on its own behalf (confirmation emails), written as a
 // job in the transaction that calls for it, sent by delivery/system-mail.ts. A temporary failure retries
 // on the queue's backoff; a permanent refusal (5xx) is logged and dropped, since retrying cannot help.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { sendSystemMail, SystemMailError, type SystemMail } from '../delivery/system-mail.js';
 import { completeJob } from '../../infra/jobs/complete.js';
 

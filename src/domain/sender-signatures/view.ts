@@ -1,6 +1,6 @@
 // Sender signature answers (docs/reference/sender-signatures.md, "Sender signature record"): the list item and
 // the full record, whose SPF and DKIM fields are those of the signature's domain.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { dkimFields, loadDomainKeys } from '../domains/dkim-state.js';
 import { spfTextValue } from '../../infra/dns/spf.js';
 import type { SignatureRow } from './signatures.js';

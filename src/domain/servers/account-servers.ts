@@ -1,7 +1,7 @@
 // The account's servers (docs/reference/servers.md): list, create, read, edit, delete. Every query is scoped
 // to the caller's account: another account's server is "not found" (601), never "forbidden".
 import type { Kysely, Selectable } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { ServersTable } from '../../infra/db/tables/servers.js';
 import { containsInsensitive, isUniqueViolation } from '../../infra/db/util.js';

@@ -4,7 +4,7 @@
 // one drives the matching trigger of a webhook there (created, moved or switched off), and a webhook made
 // through /webhooks shows in these fields. Nothing is stored in the server row that no code reads.
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { fromFlag } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../infra/config-types.js';
 import type { Selectable } from 'kysely';
 import type { ServersTable } from '../../infra/db/tables/servers.js';
 import { fromFlag } from '../../infra/db/util.js';

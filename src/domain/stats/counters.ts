@@ -4,7 +4,7 @@
 // The sending hot path records up to 500 Processed events per call: they are aggregated in memory into one
 // upsert row per distinct key.
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { StatsDailyTable } from '../../infra/db/tables/templates-stats.js';
 import type { RecordedEvent } from '../events/types.js';

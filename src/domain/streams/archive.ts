@@ -2,7 +2,7 @@
 // archive (not for default streams), archived -> active by POST unarchive before the purge date, archived ->
 // purged 45 days after archiving (purge.ts). The purge date is the boundary: from that instant on, unarchive is
 // refused and the purge task may delete the stream.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { getStream } from './find-stream.js';
 import { PURGE_AFTER_MS } from './rules.js';

@@ -1,7 +1,7 @@
 // POST /message-streams. The body comes in two published forms: the field table's {ServerID, Name,
 // MessageStreamType} and the sample's {ID, Name, MessageStreamType, Description}; both are accepted, and
 // without an ID one is derived from the Name.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { isUniqueViolation } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { streamIpPool } from './ip-pool-setting.js';

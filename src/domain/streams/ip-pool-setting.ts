@@ -1,7 +1,7 @@
 // The IpPool field of servers and streams, a mailroom extension (README, "Delivery"): the name of a pool of
 // MAILROOM_IP_POOLS the mail leaves from; a stream's overrides its server's. Here rather than in
 // delivery/ip-pools/ because delivery imports this area (unsubscribe headers) and servers does too.
-import type { Config } from '../../config.js';
+import type { Config } from '../../infra/config-types.js';
 import { ApiError, ErrorCode } from '../errors.js';
 
 /**

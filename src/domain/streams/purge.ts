@@ -6,7 +6,7 @@
 // "General rules" 4). Work is done in bounded batches, each in its own short transaction, so a stream with
 // millions of messages never holds a long lock; the stream row goes last, so a crash (or the batch budget
 // running out) leaves a stream that the next run simply continues.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { cancelJobsOfMessages } from '../../infra/jobs/cancel.js';
 import { deleteMessagesCascading } from '../../infra/db/partitions-cascade.js';
 

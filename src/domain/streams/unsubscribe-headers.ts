@@ -2,7 +2,7 @@
 // stream carries a per-recipient List-Unsubscribe link (RFC 2369) with one-click POST (RFC 8058), unless the
 // stream's owner handles unsubscribes themselves (UnsubscribeHandlingType Custom). RFC 8058 section 4 wants
 // both headers covered by the DKIM signature: the delivery worker adds them before signing.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { unsubscribeUrl } from './unsubscribe-token.js';
 
 export interface UnsubscribeInput {

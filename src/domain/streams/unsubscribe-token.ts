@@ -1,7 +1,7 @@
 // The signed link of one recipient's copy of a broadcast (RFC 8058 one-click unsubscribe). The token carries
 // everything the unsubscribe needs, so the link works without a lookup table and cannot be forged or
 // pointed at another address (HMAC, src/infra/crypto/secrets.ts).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 
 export interface UnsubscribeClaim {
   serverId: number;

@@ -1,7 +1,7 @@
 // A recipient's unsubscribe (the link of unsubscribe-headers.ts): the address is suppressed in the stream of
 // the message with reason ManualSuppression, origin Recipient, and the message gets a SubscriptionChanged event
 // (which notifies the SubscriptionChange webhooks), all in one transaction. Repeating it changes nothing.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { fromJson } from '../../infra/db/util.js';
 import { recordEvent } from '../events/record.js';
 import { subscriptionChanged } from '../events/subscription-changed.js';

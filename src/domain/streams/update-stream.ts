@@ -1,5 +1,5 @@
 // PATCH /message-streams/{id}: Name, Description and the unsubscribe handling; the type and ID never change.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { checkStreamDescription, checkStreamName, checkUnsubscribeHandling } from './rules.js';
 import { getStream } from './find-stream.js';
 import { streamIpPool } from './ip-pool-setting.js';

@@ -3,7 +3,7 @@
 // user name field still works), resolved through the same digests as the API's tokens. A user name and a
 // password that are the tokens of two different servers are refused: which server would send is a guess, and
 // a client holding one server's token must not reach another's by pairing tokens.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { SendAuth } from '../accepting/accept.js';
 import type { TokenResolver } from '../tokens/token-resolver.js';
 

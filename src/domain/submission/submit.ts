@@ -1,6 +1,6 @@
 // One message submitted over SMTP, accepted through the same path as POST /email (accepting/accept.ts):
 // the same checks in the same transaction, the same group commit, answered only once the commit is durable.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { acceptMessages, type SendAuth, type SendOutcome } from '../accepting/accept.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { prepareSubmission } from './envelope.js';

@@ -2,7 +2,7 @@
 // answered on its own (Suppressed / Deleted / Failed with a Message); the good items of one call are written
 // in one transaction, so the HTTP 200 means all of them are stored.
 import { sql } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { suppressionAddress } from './address.js';
 
 export interface ChangeResult {

@@ -1,7 +1,7 @@
 // PUT /templates/push: copies the templates of one server to another of the same account, matched by
 // alias (templates without an alias are not pushed). PerformChanges=false only reports what would change.
 // Layouts go first so that the Standard templates using them find them. All or nothing: one transaction.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { MAX_ROW_ID } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { lockServer } from '../streams/lock-server.js';

@@ -1,7 +1,7 @@
 // Templates of one server: find by id or alias, list, create, edit, delete (docs/reference/templates.md).
 // Every query is scoped to the caller's server.
 import type { Kysely, Selectable } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { TemplatesTable } from '../../infra/db/tables/templates-stats.js';
 import { isUniqueViolation } from '../../infra/db/util.js';

@@ -1,7 +1,7 @@
 // The account's tokens as the console manages them (server tokens: server-tokens.ts): listed by hint only
 // (the value is never stored), issued (the value is returned this once), revoked one by one. Every request
 // looks its token up (token-resolver.ts, no cache), so a revoked token is refused at once by every process.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { generateToken, storeToken } from './tokens.js';
 

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { generateToken, storeToken } from './tokens.js';
 
 /** Issues an additional token from the shell (`mailroom token ...`); existing tokens keep working. */

@@ -1,7 +1,7 @@
 // A server's tokens as the console manages them: listed by hint only (the value is never stored), issued
 // (the value is returned this once), revoked one by one. Lookups happen on every request (token-resolver.ts),
 // so a revoked token is refused at once by every process.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { generateToken, storeToken } from './tokens.js';
 

@@ -3,7 +3,7 @@
 // URL, and the List-Unsubscribe URL must reach its target directly, RFC 8058), any link that looks like an
 // unsubscribe link (mailbox providers and users expect it to work without a detour), and links too long to
 // fit in a signed token.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 
 export const MAX_TRACKED_LINK = 2000;
 

@@ -3,7 +3,7 @@
 // hits still yield one record), and every hit is an Opened / LinkClicked event (webhooks and statistics
 // follow from recordEvents), all in one transaction.
 import { createHash } from 'node:crypto';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { recordEvent } from '../events/record.js';
 import { fromJson } from '../../infra/db/util.js';
 import type { ClickToken, OpenToken } from './tokens.js';

@@ -2,7 +2,7 @@
 // has open or link tracking on. It adds the recipient's open pixel to the HTML part and turns each tracked
 // link into the recipient's signed click URL (tokens.ts), per TrackLinks (None, HtmlAndText, HtmlOnly,
 // TextOnly).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { insertPixel, rewriteHtmlLinks } from './html.js';
 import { isTrackableLink } from './links.js';
 import { rewriteTextLinks } from './text.js';

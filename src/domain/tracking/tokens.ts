@@ -2,7 +2,7 @@
 // sat) signed with a purpose-bound HMAC (ctx.secrets): nobody without the key can make one, so the click
 // redirect only ever leads to a link that was in the message we signed it for (no open redirect), and
 // nothing needs to be stored per link at send time.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 
 export type ClickLocation = 'HTML' | 'Text';
 

@@ -1,5 +1,5 @@
 // Recent delivery attempts of one webhook (GET /webhooks/{id}/deliveries, beyond the API).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { iso } from '../../infra/time.js';
 
 const OUTCOME: Record<string, string> = { delivered: 'Delivered', retrying: 'Retrying', failed: 'Failed' };

@@ -3,7 +3,7 @@
 // are retried on the published schedule from the stored attempt count, 403 stops at once, and after the
 // last attempt the notification is failed. A crash between the POST and the commit repeats the attempt
 // (at least once; receivers drop duplicates by X-Mailroom-Notification-Id).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { fromJson } from '../../infra/db/util.js';
 import { completeJob } from '../../infra/jobs/complete.js';
 import { rescheduleJob } from '../../infra/jobs/reschedule.js';

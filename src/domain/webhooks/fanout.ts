@@ -3,7 +3,7 @@
 // body, built now) and one 'webhook' job. Events without a trigger (Processed, Transient) cost nothing; the
 // others cost one indexed query per call when no webhook exists.
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { fromJson } from '../../infra/db/util.js';
 import type { RecordedEvent } from '../events/types.js';

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { checkTargetUrl, forbiddenReason, ForbiddenTargetError, guardedLookup } from '../../infra/net/address-guard.js';
 
 export interface PostResult {

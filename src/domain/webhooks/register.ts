@@ -1,5 +1,5 @@
 // Worker-role registration of the webhook queue and the purge of old notifications (src/worker.ts).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { purgeNotifications, webhookHandler } from './deliver.js';
 
 export function registerWebhookWorker(ctx: AppContext): () => Promise<void> {

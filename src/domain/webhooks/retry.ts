@@ -1,7 +1,7 @@
 // Retrying a failed webhook delivery by hand (the console's "Retry" button): the notification becomes pending
 // again and gets a new job, in one transaction, so the retry is either fully queued or not at all. It gets
 // one more attempt (a notification that has used up its schedule fails again at once if that one fails).
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { enqueueJobs } from '../../infra/jobs/enqueue.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { webhookJob } from './queue.js';

@@ -1,6 +1,6 @@
 // Create, change, find and delete webhooks of one server. Every query is filtered by the caller's server:
 // another server's webhook is "not found", never visible.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { checkTargetUrl } from '../../infra/net/address-guard.js';
 import { newSigningSecret } from './signature.js';

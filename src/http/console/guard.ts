@@ -2,7 +2,7 @@
 // the server named in the path (only servers of the user's account exist for them).
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../domain/app-context.js';
 import { resolveSession, type Session } from '../../domain/console-users/sessions.js';
 
 export const COOKIE = 'mailroom_session';

@@ -3,7 +3,7 @@
 // limited per address and per client in the database (domain/console-users/sessions.ts, client-limit.ts),
 // so the limits hold across processes.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../domain/app-context.js';
 import { signInFromClient } from '../../domain/console-users/client-limit.js';
 import { SESSION_TTL_MS, signOut } from '../../domain/console-users/sessions.js';
 import type { App } from '../types.js';

@@ -2,7 +2,7 @@
 // stylesheet, uPlot for charts. Lives under /console (API paths such as /messages and /servers keep their
 // meaning), plus /login and /logout; `/` leads to it. Pages call the same domain modules as the API routes.
 import type { FastifyError } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../domain/app-context.js';
 import { ApiError, httpStatusFor } from '../../domain/errors.js';
 import type { App } from '../types.js';
 import { registerAssets } from './assets.js';

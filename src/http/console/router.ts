@@ -2,7 +2,7 @@
 // user's servers, the server named in the path, and a one-time flash message; every action is checked for
 // its CSRF token and the admin role before its handler runs.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../domain/app-context.js';
 import type { Session } from '../../domain/console-users/sessions.js';
 import type { App } from '../types.js';
 import { checkChange, requireServer, requireSession, serversOf, type ServerRef } from './guard.js';

@@ -5,7 +5,7 @@
 // carries neither is not from a browser (curl, scripts) and still has to present the CSRF token of its
 // session (guard.ts checkChange); the token is kept for browsers too.
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../domain/app-context.js';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -1,6 +1,6 @@
 // Every API area registers its routes here. Each area lives in src/http/routes/<area>/routes.ts and stays thin:
 // validate, call the domain module, shape the answer.
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../domain/app-context.js';
 import type { App } from '../types.js';
 import bounceRoutes from './bounces/routes.js';
 import confirmRoutes from './confirm/routes.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { Config } from '../../config.js';
+import type { Config } from '../config-types.js';
 import { isPostgresUrl } from '../db/url.js';
 
 /**

@@ -3,7 +3,7 @@
 import { generateKeyPair, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { Secrets } from '../crypto/secrets.js';
 import type { Database } from '../db/schema.js';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
@@ -46,7 +46,7 @@ export const dkimHost = (selector: string, domain: string): string => `${selecto
 export const dkimTextValue = (publicKey: string): string => `k=rsa; p=${publicKey}`;
 
 /** Stores a new pending key for a domain inside the caller's transaction. */
-export async function insertPendingKey(trx: Kysely<Database>, ctx: AppContext, domainId: number, key: NewKey, now: number): Promise<void> {
+export async function insertPendingKey(trx: Kysely<Database>, ctx: { secrets: Secrets }, domainId: number, key: NewKey, now: number): Promise<void> {
   await trx
     .insertInto('dkim_keys')
     .values({

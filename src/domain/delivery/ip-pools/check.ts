@@ -2,7 +2,7 @@
 // to this machine (else each connection would fail with EADDRNOTAVAIL and the mail would only be retried),
 // and pool names assigned to servers or streams but missing from the setting are named in a warning.
 import { createServer } from 'node:net';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { findPool, IpPoolsError, type IpPool } from './parse.js';
 
 /** Listens on port 0 of the address for a moment: the kernel refuses an address that is not local. */

@@ -7,15 +7,9 @@
 // `ehlo` is optional (the service's EHLO name then). The receiving side compares the EHLO name with the
 // address's PTR record (forward-confirmed reverse DNS), so each pool normally has its own name.
 import { isIP } from 'node:net';
+import type { IpPool } from '../../../infra/config-types.js';
 
-export interface IpPool {
-  /** As configured; API values are matched without regard to case. */
-  name: string;
-  /** Local addresses connections bind to, used in turn (round robin). */
-  addresses: string[];
-  /** Name sent in EHLO/HELO (RFC 5321 4.1.1.1); null: the service's MAILROOM_EHLO_NAME. */
-  ehlo: string | null;
-}
+export type { IpPool };
 
 export const POOL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const HOST = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;

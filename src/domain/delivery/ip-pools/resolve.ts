@@ -1,5 +1,5 @@
 // The pool a message leaves from: its stream's, else its server's, else none (the OS chooses the address).
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { findPool, type IpPool } from './parse.js';
 
 /**

@@ -1,36 +1,11 @@
 // The MTA-STS policy delivery applies to a recipient domain (RFC 8461 5): found through the app's resolver
 // (MAILROOM_DNS_SERVERS), fetched over HTTPS (port MAILROOM_MTA_STS_PORT, trusting MAILROOM_TLS_CA_FILE as
 // well as the bundled roots) and cached in the database per its max_age (cache.ts).
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { policyFor } from './cache.js';
 import { mxMatches, type StsMode, type StsPolicy } from './policy.js';
 import type { StsTarget } from './tls-record.js';
-
-/**
- * Domains whose policy fetch failed lately, with when to try again: a policy host that hangs would otherwise
- * hold every delivery to the domain for the fetch timeout. One per process (held by the SMTP pool, which
- * delivery and system mail share); the database cache (cache.ts) keeps the policies themselves.
- */
-export class StsFetchFailures {
-  private readonly until = new Map<string, number>();
-  constructor(
-    readonly retryMs = 5 * 60_000,
-    private readonly max = 10_000,
-  ) {}
-
-  blocked(domain: string, now: number): boolean {
-    const t = this.until.get(domain);
-    if (t === undefined) return false;
-    if (t > now) return true;
-    this.until.delete(domain);
-    return false;
-  }
-
-  failed(domain: string, now: number): void {
-    if (this.until.size >= this.max) this.until.delete(this.until.keys().next().value as string);
-    this.until.set(domain, now + this.retryMs);
-  }
-}
+import type { StsFetchFailures } from './fetch-failures.js';
 
 export interface AppliedPolicy {
   mode: StsMode;

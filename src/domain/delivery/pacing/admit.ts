@@ -2,7 +2,7 @@
 // the queue until the destination may be sent to again. A job put back was not attempted: it gets no event
 // and its attempt is not counted, so the retry schedule (options.ts) of its messages is not used up by
 // waiting for a slow destination.
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { deferJob } from '../../../infra/jobs/defer.js';
 import type { Job } from '../../../infra/jobs/types.js';
 import type { Pacer } from './pacer.js';

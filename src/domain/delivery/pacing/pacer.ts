@@ -8,7 +8,7 @@
 // What is shared between processes is the throttling state (store.ts). The connection cap, the
 // messages-a-minute spacing and the count of what was sent are per process: N worker processes may send N
 // times the rate, which the shared pause and halved rate bring back down when the destination objects.
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../app-context.js';
 import type { Clock } from '../../../infra/clock.js';
 import type { Logger } from '../../../infra/logger.js';
 import { afterDeliveries, afterThrottle, connectionsAllowed, DEFAULT_PACE_LIMITS, intervalMs, type PaceLimits } from './pace.js';

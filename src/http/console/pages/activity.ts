@@ -1,6 +1,6 @@
 // Activity: a server's outbound messages newest first, with the search API's filters, keyset paging (a page
 // costs the same at the millionth message as at the first) and new arrivals fetched by the page's script.
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { searchMessages, type Cursor, type MessageSearch } from '../../../domain/messages/search.js';
 import { listStreams } from '../../../domain/streams/list-streams.js';
 import { html, query, type Html } from '../html.js';

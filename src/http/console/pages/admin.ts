@@ -1,7 +1,7 @@
 // Servers (settings: retention, tracking defaults, SMTP on or off; tokens in tokens.ts) and the account's
 // tokens; sender signatures and domains are in senders.ts. Everyone may look; only admins change (checked per
 // action by the router, not only hidden here).
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { getAccountServer, updateAccountServer } from '../../../domain/servers/account-servers.js';
 import { TRACK_LINKS } from '../../../domain/servers/server-settings.js';
 import { listAccountTokens } from '../../../domain/tokens/account-tokens.js';

@@ -1,6 +1,6 @@
 // Bounces: the list with the API's filters, each bounce's dump, and activation (the same domain call as PUT
 // /bounces/{id}/activate: lifts the suppression when the bounce type allows it).
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { activateBounce } from '../../../domain/bounces/activate.js';
 import { bounceDump, listBounces, parseBounceId } from '../../../domain/bounces/query.js';
 import { BOUNCE_TYPES } from '../../../domain/bounces/types.js';

@@ -1,6 +1,6 @@
 // Layouts: the server's layout templates, each with the templates that use it; a layout opens in the same
 // editor as a template (live preview of the layout around a sample body). Linked from the Templates page.
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { layoutUsers } from '../../../domain/templates/layout-users.js';
 import { listTemplates } from '../../../domain/templates/store.js';
 import { html } from '../html.js';

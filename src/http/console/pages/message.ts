@@ -1,6 +1,6 @@
 // One message: its HTML body in a sandboxed frame (no scripts; remote images only when asked for), desktop and
 // mobile widths, the text part, the headers and raw source as sent, each recipient's timeline, attachments.
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { messageTimeline } from '../../../domain/messages/details.js';
 import { html, query, type Html } from '../html.js';
 import { page, when } from '../layout.js';

@@ -1,6 +1,6 @@
 // Sender signatures and domains: the DNS records to publish (with copy buttons), verify buttons that show
 // the result, DKIM rotation state, resending a confirmation; the same domain calls as /senders and /domains.
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { listDomains, rotateDomainDkim, verifyDomainDkim, verifyDomainReturnPath } from '../../../domain/domains/domains.js';
 import { domainDetail } from '../../../domain/domains/view.js';
 import { listSignatures, resendConfirmation } from '../../../domain/sender-signatures/signatures.js';

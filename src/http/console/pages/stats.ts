@@ -1,6 +1,6 @@
 // Statistics: the API's overview and day series (domain/stats) over a date range, by tag and stream, in the
 // same Moscow days as the API, drawn with uPlot by assets/stats.js from a JSON data block in the page.
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { daySeries, outboundOverview } from '../../../domain/stats/reports.js';
 import { listStreams } from '../../../domain/streams/list-streams.js';
 import { DAY_MS, moscowDay } from '../../../infra/time.js';

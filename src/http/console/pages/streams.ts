@@ -1,5 +1,5 @@
 // Streams: create, rename, archive and restore, with the API's rules (domain/streams).
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { archiveStream, unarchiveStream } from '../../../domain/streams/archive.js';
 import { createStream } from '../../../domain/streams/create-stream.js';
 import { listStreams } from '../../../domain/streams/list-streams.js';

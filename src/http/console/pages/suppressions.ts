@@ -1,6 +1,6 @@
 // Suppressions of one stream: search, add, remove, through the same domain calls as the API (spam complaints
 // cannot be lifted: the domain answers Failed and the page says so).
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { getStream } from '../../../domain/streams/find-stream.js';
 import { listStreams } from '../../../domain/streams/list-streams.js';
 import { suppressAddresses, unsuppressAddresses } from '../../../domain/suppressions/change.js';

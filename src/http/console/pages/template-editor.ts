@@ -2,7 +2,7 @@
 // POST /templates/validate) against a test model, and shown in a sandboxed frame that the form posts into
 // (so the rendered HTML gets the message-body policy, not the console's); the page's script re-posts it as
 // you type and shows validation errors beside their field.
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { ApiError, ErrorCode } from '../../../domain/errors.js';
 import { getTemplate, listTemplates, updateTemplate, type TemplateRow } from '../../../domain/templates/store.js';
 import { renderTemplate, TemplateError } from '../../../domain/templates/render.js';

@@ -2,7 +2,7 @@
 // to an address the admin types, through the very call behind POST /email/withTemplate
 // (domain/accepting/send-with-template.ts): the same rendering, layout, checks (confirmed sender,
 // suppressions) and delivery as an application's send. Admins only, checked by the router.
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { sendWithTemplates } from '../../../domain/accepting/send-with-template.js';
 import { listSignatures } from '../../../domain/sender-signatures/signatures.js';
 import type { TemplateRow } from '../../../domain/templates/store.js';

@@ -1,5 +1,5 @@
 // Templates: the list, a new-template form, and the editor (pages/template-editor.ts).
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { ApiError } from '../../../domain/errors.js';
 import { createTemplate, listTemplates } from '../../../domain/templates/store.js';
 import { html } from '../html.js';

@@ -2,7 +2,7 @@
 // A new token's value is in the answer to the POST that issued it and nowhere else: not in a redirect, a
 // cookie or a later page (only its SHA-256 is stored, domain/tokens), so reloading the list never shows it
 // again. Revoking deletes the row; every request looks its token up, so it is refused at once everywhere.
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { issueAccountToken, revokeAccountToken } from '../../../domain/tokens/account-tokens.js';
 import { issueServerToken, revokeServerToken } from '../../../domain/tokens/server-tokens.js';
 import { getAccountServer } from '../../../domain/servers/account-servers.js';

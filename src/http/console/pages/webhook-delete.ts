@@ -1,7 +1,7 @@
 // Deleting a webhook: a confirmation page first (a GET that changes nothing), then a POST carrying the
 // session's CSRF token, admins only (the router checks both). The same domain call as DELETE /webhooks/{id}:
 // its pending notifications go with it.
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { deleteWebhook, getWebhook } from '../../../domain/webhooks/store.js';
 import { webhookView } from '../../../domain/webhooks/view.js';
 import { html } from '../html.js';

@@ -1,6 +1,6 @@
 // Webhooks: create and edit (URL, stream, triggers, HTTP auth, headers), each webhook's delivery log with a
 // retry for failed deliveries, and signing-secret rotation; the same domain calls as /webhooks.
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { listStreams } from '../../../domain/streams/list-streams.js';
 import { listAttempts } from '../../../domain/webhooks/attempts.js';
 import { retryNotification } from '../../../domain/webhooks/retry.js';

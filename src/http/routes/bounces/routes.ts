@@ -1,4 +1,4 @@
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { ErrorCode } from '../../../domain/errors.js';
 import { serverAuth, type App } from '../../types.js';
 import { activateBounce } from '../../../domain/bounces/activate.js';

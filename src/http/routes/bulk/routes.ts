@@ -1,7 +1,7 @@
 // POST /email/bulk and GET /email/bulk/{id} (server token): the hosted service's Bulk API, shapes of its
 // client's BulkEmailSendingResponse and BulkEmailStatusResponse. Thin: the rules live in src/domain/bulk/.
 import { Type } from 'typebox';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { submitBulk } from '../../../domain/bulk/accept.js';
 import { getBulkStatus } from '../../../domain/bulk/status.js';
 import { MAX_BATCH_BYTES } from '../../../domain/accepting/limits.js';

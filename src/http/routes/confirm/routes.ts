@@ -5,7 +5,7 @@
 // the name) is escaped.
 import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import type { App } from '../../types.js';
 import { confirmByToken, readConfirmToken } from '../../../domain/sender-signatures/confirmation.js';
 import { esc, PAGE_HEADERS, publicPage } from '../public/page.js';

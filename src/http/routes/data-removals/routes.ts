@@ -1,7 +1,7 @@
 // POST /data-removals and GET /data-removals/{id} (account token): shapes of the hosted service's
 // DataRemovalRequest / DataRemovalStatus. Thin: the rules live in src/domain/data-removals/.
 import { Type } from 'typebox';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { getDataRemoval, requestDataRemoval } from '../../../domain/data-removals/request.js';
 import { RowId } from '../../pagination.js';
 import { accountAuth, type App } from '../../types.js';

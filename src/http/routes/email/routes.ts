@@ -1,4 +1,4 @@
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import type { App } from '../../types.js';
 import { acceptMessages } from '../../../domain/accepting/accept.js';
 import { MAX_BATCH_BYTES, MAX_SINGLE_REQUEST_BYTES } from '../../../domain/accepting/limits.js';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { ApiError, ErrorCode } from '../../../domain/errors.js';
 import { bypassInbound, inboundDetails, retryInbound, searchInbound } from '../../../domain/inbound/query.js';
 import { createRule, deleteRule, listRules } from '../../../domain/inbound/rules.js';

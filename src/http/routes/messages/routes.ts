@@ -1,4 +1,4 @@
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { checkDepth } from '../../pagination.js';
 import { serverAuth, type App } from '../../types.js';
 import { messageDetails, messageDump } from '../../../domain/messages/details.js';

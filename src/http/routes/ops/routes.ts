@@ -5,7 +5,7 @@
 //                 role, its heartbeat fresh; 503 with the failing checks otherwise
 //   GET /metrics  Prometheus text; with MAILROOM_METRICS_TOKEN set, only with `Authorization: Bearer <token>`
 import { timingSafeEqual } from 'node:crypto';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { pendingMigrations } from '../../../infra/db/schema-status.js';
 import type { App } from '../../types.js';
 

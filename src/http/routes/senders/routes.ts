@@ -1,4 +1,4 @@
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { startRenewal } from '../../../domain/domains/dkim-state.js';
 import { getDomain, verifyDomainSpf } from '../../../domain/domains/domains.js';
 import { ApiError, ErrorCode } from '../../../domain/errors.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { serverAuth, type App } from '../../types.js';
 import { getAccountServer, tokenHints, updateAccountServer, type ServerRow } from '../../../domain/servers/account-servers.js';
 import { readLegacyHooks } from '../../../domain/servers/legacy-hooks.js';

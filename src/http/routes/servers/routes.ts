@@ -1,5 +1,5 @@
 // The account's servers (docs/reference/servers.md). Thin: the rules live in src/domain/servers/.
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { accountAuth, type App } from '../../types.js';
 import {
   createAccountServer,

@@ -1,5 +1,5 @@
 // Outbound statistics (docs/reference/statistics.md), read from the permanent daily counters.
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { serverAuth, type App } from '../../types.js';
 import { daySeries, outboundOverview, SERIES } from '../../../domain/stats/reports.js';
 import { StatsQuery } from './schemas.js';

@@ -1,7 +1,7 @@
 // Message streams (docs/reference/streams.md; codes 1221-1237). Thin: the rules live in
 // src/domain/streams/.
 import { Type } from 'typebox';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { serverAuth, type App } from '../../types.js';
 import { archiveStream, unarchiveStream } from '../../../domain/streams/archive.js';
 import { createStream } from '../../../domain/streams/create-stream.js';

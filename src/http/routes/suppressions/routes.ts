@@ -1,5 +1,5 @@
 // Suppressions of one stream (docs/reference/suppressions.md). Per-item failures come back with HTTP 200.
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { serverAuth, type App } from '../../types.js';
 import { getStream } from '../../../domain/streams/find-stream.js';
 import { suppressAddresses, unsuppressAddresses } from '../../../domain/suppressions/change.js';

@@ -1,6 +1,6 @@
 // Templates (docs/reference/templates.md). Thin: the rules live in src/domain/templates/.
 import { Type } from 'typebox';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { accountAuth, serverAuth, type App } from '../../types.js';
 import { pushTemplates } from '../../../domain/templates/push.js';
 import { createTemplate, deleteTemplate, findTemplate, getTemplate, listTemplates, updateTemplate } from '../../../domain/templates/store.js';

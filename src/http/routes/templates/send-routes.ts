@@ -2,7 +2,7 @@
 // template"). The body is validated by src/domain/accepting/send-with-template.ts and the sending area's accept
 // path, each message on its own.
 import { Type } from 'typebox';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import type { App } from '../../types.js';
 import { MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, MAX_SINGLE_REQUEST_BYTES } from '../../../domain/accepting/limits.js';
 import { sendWithTemplates } from '../../../domain/accepting/send-with-template.js';

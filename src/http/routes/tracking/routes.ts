@@ -3,7 +3,7 @@
 // endpoint can never be used to send people to a place the message did not link to (no open redirect).
 // HEAD requests (link scanners, prefetchers) get the same answer but record nothing.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import type { App } from '../../types.js';
 import { recordClick, recordOpen } from '../../../domain/tracking/record-hit.js';
 import { CLICK_PATH, OPEN_PATH, readClickToken, readOpenToken } from '../../../domain/tracking/tokens.js';

@@ -4,7 +4,7 @@
 // address is already unsubscribed; a forged token gets 404 and changes nothing.
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { ApiError, ErrorCode } from '../../../domain/errors.js';
 import type { App } from '../../types.js';
 import { applyUnsubscribe } from '../../../domain/streams/unsubscribe.js';

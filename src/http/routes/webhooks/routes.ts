@@ -1,4 +1,4 @@
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../domain/app-context.js';
 import { ApiError } from '../../../domain/errors.js';
 import { MAX_ROW_ID } from '../../pagination.js';
 import { serverAuth, type App } from '../../types.js';
