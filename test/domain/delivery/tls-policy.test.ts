@@ -141,14 +141,14 @@ describe('outbound TLS policy: MTA-STS and opportunistic STARTTLS', () => {
     assert.equal(event.details.TLS.MTASTSMode, 'enforce');
     assert.equal(event.details.TLS.Result, 'success');
     assert.ok(policyFetches.includes('enforced.test'), 'the policy was fetched over HTTPS');
-    // The message details of the API carry it as the spec's Delivered details plus TLS.
+    // The message details of the API carry the hosted service's Delivered details only (every value a
+    // string, as its clients validate); the TLS record stays in the stored event, for the console's timeline.
     const d = await s.request('GET', `/messages/outbound/${id}/details`);
     assert.equal(d.status, 200, d.text);
     const delivered = d.body.MessageEvents.find((e: { Type: string }) => e.Type === 'Delivered');
     assert.equal(delivered.Details.DestinationServer, 'mx.enforced.test');
     assert.match(delivered.Details.DeliveryMessage, /^smtp;250 /);
-    assert.equal(delivered.Details.TLS.Version, 'TLSv1.3');
-    assert.equal(delivered.Details.TLS.CertificateVerified, true);
+    assert.deepEqual(Object.keys(delivered.Details).sort(), ['DeliveryMessage', 'DestinationIP', 'DestinationServer']);
   });
 
   it('enforce and an MX host the policy does not list: deferred with 4.7.5, the host never contacted', async () => {

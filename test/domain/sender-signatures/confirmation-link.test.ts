@@ -36,11 +36,17 @@ describe('Confirmation links arrive unbroken', () => {
     return { raw: mail.raw, lines, parsed: await PostalMime.parse(mail.raw) };
   };
 
-  /** Follows a link as a browser would (re-based onto the test listener) and reads the signature back. */
+  /** Follows a link as a browser would (re-based onto the test listener): the page it shows, then its button
+   * (a POST to the same address; the GET alone confirms nothing), and reads the signature back. */
   const follow = async (link: string, id: number) => {
-    const page = await fetch(s.url + link.slice(PUBLIC.length));
+    const url = s.url + link.slice(PUBLIC.length);
+    const page = await fetch(url);
     assert.equal(page.status, 200);
-    assert.match(await page.text(), /is now confirmed/);
+    assert.match(await page.text(), /<form method="post">/);
+    assert.equal((await s.request('GET', `/senders/${id}`, A())).body.Confirmed, false);
+    const done = await fetch(url, { method: 'POST' });
+    assert.equal(done.status, 200);
+    assert.match(await done.text(), /is now confirmed/);
     assert.equal((await s.request('GET', `/senders/${id}`, A())).body.Confirmed, true);
   };
 
