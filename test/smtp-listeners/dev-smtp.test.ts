@@ -69,6 +69,30 @@ describe('development SMTP listener', () => {
     assert.ok((await outbound(sandboxToken)).some((x) => x.MessageID === id));
   });
 
+  it('fires fake bounces for the bounce-testing domain, X-PM-Bounce-Type read over SMTP too', async () => {
+    const t = transport();
+    const info = await t.sendMail({
+      from: FROM,
+      to: ['someone@bounce-testing.postmarkapp.com', 'HardBounce+dev@bounce-testing.postmarkapp.com'],
+      subject: 'Bounce',
+      text: 'x',
+    });
+    const typed = await t.sendMail({ from: FROM, to: 'someone@bounce-testing.postmarkapp.com', subject: 'Typed', text: 'x', headers: { 'X-PM-Bounce-Type': 'SoftBounce' } });
+    t.close();
+    await s.drain();
+    const bounces = async (response: string) => {
+      const id = /queued as ([0-9a-f-]{36})/.exec(response)![1];
+      const r = await s.request('GET', `/bounces?count=10&offset=0&messageID=${id}`, { token: sandboxToken });
+      return (r.body.Bounces as Array<{ Email: string; Type: string }>).map((b) => [b.Email, b.Type]).sort();
+    };
+    assert.deepEqual(await bounces(info.response), [
+      ['hardbounce+dev@bounce-testing.postmarkapp.com', 'HardBounce'],
+      ['someone@bounce-testing.postmarkapp.com', 'HardBounce'],
+    ]);
+    assert.deepEqual(await bounces(typed.response), [['someone@bounce-testing.postmarkapp.com', 'SoftBounce']]);
+    assert.equal(sink.messages.length, 0, 'nothing is delivered');
+  });
+
   it('refuses the API refusals in SMTP terms (an unconfirmed From is 550 5.7.1)', async () => {
     const t = transport();
     await assert.rejects(t.sendMail({ from: 'stranger@else.example', to: 'jane@dest.example', subject: 'x', text: 'y' }), (err: { responseCode?: number; response?: string }) => {
