@@ -205,6 +205,30 @@ function parseSubmission(env: Env): SubmissionConfig {
   };
 }
 
+/** A host that is a loopback address (or `localhost`): nothing beyond this machine can connect. */
+function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || (isIP(h) === 4 && h.startsWith('127.'));
+}
+
+/**
+ * MAILROOM_DEV_SMTP_PORT turns on the credential-less listener; it needs MAILROOM_DEV_SMTP_SERVER, and a
+ * non-loopback MAILROOM_DEV_SMTP_HOST only with MAILROOM_DEV_SMTP_ALLOW_REMOTE=true: anyone who can reach the
+ * port can put mail in the server without a token.
+ */
+function parseDevSmtp(env: Env): Config['devSmtp'] {
+  const port = optionalPort(env, 'MAILROOM_DEV_SMTP_PORT', null);
+  const host = str(env, 'MAILROOM_DEV_SMTP_HOST', '127.0.0.1');
+  const server = (env.MAILROOM_DEV_SMTP_SERVER ?? '').trim();
+  const allowRemote = bool(env, 'MAILROOM_DEV_SMTP_ALLOW_REMOTE', false);
+  if (port === null) return null;
+  if (!server) throw new ConfigError('MAILROOM_DEV_SMTP_SERVER', 'MAILROOM_DEV_SMTP_PORT is set: name the Sandbox server (its name or ID) that takes the mail');
+  if (!isLoopbackHost(host) && !allowRemote) {
+    throw new ConfigError('MAILROOM_DEV_SMTP_HOST', `${JSON.stringify(host)} is not a loopback address: the listener takes mail without credentials; set MAILROOM_DEV_SMTP_ALLOW_REMOTE=true to listen there anyway`);
+  }
+  return { host, port, server, allowRemote };
+}
+
 /** <prefix>_MAX_CLIENT_CONNECTIONS, _IDLE_SECONDS and _SESSION_SECONDS of an SMTP listener. */
 function smtpSlots(env: Env, prefix: string, d: { maxPerClient: number; idle: number; session: number }): SmtpSlotLimits {
   return {
@@ -338,6 +362,8 @@ function readConfig(env: Env): Config {
     destMaxConnections: int(env, 'MAILROOM_DEST_MAX_CONNECTIONS', 10, 1, 10000),
     destMaxRatePerMinute: int(env, 'MAILROOM_DEST_MAX_RATE', 0, 0, 1_000_000),
     deliveryMaxAgeHours: int(env, 'MAILROOM_DELIVERY_MAX_AGE_HOURS', 72, 1, 24 * 30),
+    bounceTestingDomain: env.MAILROOM_BOUNCE_TESTING_DOMAIN ? hostname(env, 'MAILROOM_BOUNCE_TESTING_DOMAIN', '') : null,
+    devSmtp: parseDevSmtp(env),
     databasePoolSize: int(env, 'MAILROOM_DATABASE_POOL_SIZE', 10, 1, 1000),
     http: httpTimeouts(env),
     shutdownTimeoutMs: int(env, 'MAILROOM_SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 3600) * 1000,

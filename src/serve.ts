@@ -1,5 +1,5 @@
 import { bootstrap } from './domain/accounts/bootstrap.js';
-import type { Config, Role } from './config.js';
+import { ConfigError, type Config, type Role } from './config.js';
 import { type AppContext, createContext } from './context.js';
 import { migrateToLatest } from './infra/db/migrate.js';
 import { sealInboundHookPasswords } from './domain/servers/inbound-hook-secret.js';
@@ -7,6 +7,8 @@ import { buildApp } from './http/app.js';
 import type { App } from './http/types.js';
 import { startCaptureListener, type CaptureListener } from './smtp-listeners/capture-listener.js';
 import { startSubmissionListener, type SubmissionListener } from './smtp-listeners/submission-listener.js';
+import { startDevSmtpListener } from './smtp-listeners/dev-smtp-listener.js';
+import { DevServerRefused } from './domain/submission/dev-server.js';
 import { startWorker, type WorkerHandle } from './worker.js';
 import { countUsers } from './domain/console-users/users.js';
 
@@ -35,6 +37,7 @@ export async function serve(config: Config, role: Role): Promise<void> {
   let app: App | null = null;
   let worker: WorkerHandle | null = null;
   let submission: SubmissionListener | null = null;
+  let devSmtp: SubmissionListener | null = null;
   let capture: CaptureListener | null = null;
   let stopping = false;
 
@@ -57,7 +60,7 @@ export async function serve(config: Config, role: Role): Promise<void> {
     try {
       // Stop taking work everywhere at once, then let what is in flight finish: SMTP sessions end, HTTP
       // requests are answered, jobs settle.
-      await Promise.all([submission?.stop(), app?.close(), worker?.stop()]);
+      await Promise.all([submission?.stop(), devSmtp?.stop(), app?.close(), worker?.stop()]);
       await ctx?.close();
       // After the context, which closes the delivery connections pooled to the capture.
       await capture?.stop();
@@ -100,6 +103,15 @@ export async function serve(config: Config, role: Role): Promise<void> {
     // SMTP submission belongs to the role that answers HTTP (the API in another protocol); bound before any
     // background work starts, like HTTP.
     if (config.submission.port !== null || config.submission.tlsPort !== null) submission = await startSubmissionListener(ctx);
+    // MAILROOM_DEV_SMTP_PORT: the credential-less listener; a server that is not Sandbox stops the start.
+    if (config.devSmtp) {
+      try {
+        devSmtp = await startDevSmtpListener(ctx);
+      } catch (err) {
+        if (err instanceof DevServerRefused) throw new ConfigError(err.variable, err.message);
+        throw err;
+      }
+    }
     await app.listen({ host: config.host, port: config.port });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;

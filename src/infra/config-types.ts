@@ -53,6 +53,18 @@ export interface SubmissionConfig {
   maxAuthFailures: number;
 }
 
+/** The SMTP listener that takes mail without AUTH into one Sandbox server, as Mailpit's SMTP port does. */
+export interface DevSmtpConfig {
+  /** MAILROOM_DEV_SMTP_HOST: loopback unless `allowRemote`. */
+  host: string;
+  /** MAILROOM_DEV_SMTP_PORT (0: any free port). */
+  port: number;
+  /** MAILROOM_DEV_SMTP_SERVER: the server's name or ID; checked to be a Sandbox server at start. */
+  server: string;
+  /** MAILROOM_DEV_SMTP_ALLOW_REMOTE: listen on a non-loopback address. */
+  allowRemote: boolean;
+}
+
 /** How long and how many connections one client may hold on an SMTP listener (smtp-listeners/client-slots.ts). */
 export interface SmtpSlotLimits {
   /** Connections at once from one client address (IPv6: one /64). */
@@ -111,6 +123,10 @@ export interface Config {
   destMaxRatePerMinute: number;
   /** Give up on a transiently failing recipient after this many hours (then a SoftBounce). */
   deliveryMaxAgeHours: number;
+  /** MAILROOM_BOUNCE_TESTING_DOMAIN: a black-hole domain besides the hosted service's (delivery/bounce-testing.ts); null: none. */
+  bounceTestingDomain: string | null;
+  /** MAILROOM_DEV_SMTP_*: the credential-less development listener (smtp-listeners/dev-smtp-listener.ts); null: off. */
+  devSmtp: DevSmtpConfig | null;
   /** PostgreSQL connections per process (MAILROOM_DATABASE_POOL_SIZE). */
   databasePoolSize: number;
   /**

@@ -3,6 +3,8 @@
 // and MAILROOM_SUBMISSION_TLS_PORT implicit TLS (RFC 8314 3.3). AUTH PLAIN/LOGIN (RFC 4954) with a server
 // token is required before MAIL. The message is accepted through the same path as POST /email
 // (domain/submission/submit.ts) and 250 is answered only after its group commit is durable.
+// The development listener (dev-smtp-listener.ts) is this listener with a fixed sender (`FixedSender`): no
+// AUTH needed, every message into one Sandbox server, parsed and accepted by the same code.
 import { isIP } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../domain/app-context.js';
@@ -27,6 +29,16 @@ export const MAX_SMTP_MESSAGE_BYTES = Math.ceil(MAX_MESSAGE_BYTES * 1.05);
 export const MAX_CLIENTS = 500;
 /** RFC 5321 4.5.3.2.7 suggests 5 minutes for a server waiting for the next command. */
 export const SOCKET_TIMEOUT_MS = 300_000;
+
+/** The credential-less mode: where the listener binds and who sends every message it takes. */
+export interface FixedSender {
+  host: string;
+  port: number;
+  /** Named in the banner. */
+  label: string;
+  /** The sender of the next message, or the reply refusing it (checked per message). */
+  sender(): Promise<SendAuth | SmtpReply>;
+}
 
 export interface SubmissionListener {
   /** The plain/STARTTLS port, or null when off. */
@@ -73,24 +85,39 @@ class SubmissionServer extends SMTPServer {
   }
 }
 
-export async function startSubmissionListener(ctx: AppContext): Promise<SubmissionListener> {
+export async function startSubmissionListener(ctx: AppContext, fixed: FixedSender | null = null): Promise<SubmissionListener> {
   const cfg = ctx.config.submission;
-  const log = ctx.logger.child({ component: 'submission-smtp' });
+  const log = ctx.logger.child({ component: fixed ? 'dev-smtp' : 'submission-smtp' });
   const tokens = new TokenResolver(ctx.db);
   const auths = new WeakMap<SMTPServerSession, SendAuth>();
   const guard = new AuthGuard(ctx, cfg.maxAuthFailures);
   // Per-client connection limits, deadlines NOOP does not extend, and a short time to AUTH (client-slots.ts);
   // one set for both ports, so a client's connections to either count together.
-  const slots = new ClientSlots(cfg.slots, ctx.clock, log);
-  const mayAuth = (secure: boolean, remoteAddress: string | undefined) => secure || cfg.allowInsecureAuth || isLoopback(remoteAddress);
+  // The development listener expects no AUTH: no time limit to authenticate.
+  const slots = new ClientSlots(fixed ? { ...cfg.slots, authMs: null } : cfg.slots, ctx.clock, log);
+  const mayAuth = (secure: boolean, remoteAddress: string | undefined) => fixed !== null || secure || cfg.allowInsecureAuth || isLoopback(remoteAddress);
+  const tls = fixed ? null : cfg.tls;
+  /** The reply to a message whose data is in: the 250 text, or a refusal. */
+  const decide = async (session: SMTPServerSession, raw: Buffer, rcptTo: string[]): Promise<string | SmtpReply> => {
+    const auth = fixed ? await fixed.sender() : auths.get(session);
+    // smtp-server refuses MAIL before AUTH (authOptional is false); this only guards the lookup.
+    if (!auth) return { code: 530, message: '5.7.0 Authentication required' };
+    if ('code' in auth) return auth;
+    const o = await submitMessage(ctx, auth, raw, rcptTo);
+    const r = o.result;
+    if (r.ErrorCode === 0 && 'MessageID' in r) return `2.0.0 Ok: queued as ${r.MessageID}`;
+    return refusalReply(r.ErrorCode, o.status, r.Message);
+  };
 
   const options = (secure: boolean): SMTPServerOptions => ({
     name: ctx.config.returnPathDomain,
-    banner: 'mailroom submission (AUTH with a server token)',
+    banner: fixed ? `mailroom development SMTP (no AUTH; mail goes to the Sandbox server ${fixed.label})` : 'mailroom submission (AUTH with a server token)',
     secure,
-    ...inboundTlsOptions(cfg.tls),
+    ...inboundTlsOptions(tls),
     // Without a certificate STARTTLS is not offered (smtp-server's built-in certificate has a public key).
-    disabledCommands: cfg.tls ? [] : ['STARTTLS'],
+    disabledCommands: tls ? [] : ['STARTTLS'],
+    // The development listener takes mail without AUTH, as Mailpit's SMTP port does.
+    authOptional: fixed !== null,
     authMethods: ['PLAIN', 'LOGIN'],
     // Checked per connection in onAuth (loopback is allowed in clear text); smtp-server's own check is global.
     allowInsecureAuth: true,
@@ -104,6 +131,8 @@ export async function startSubmissionListener(ctx: AppContext): Promise<Submissi
     authRequiredMessage: 'Authentication required: AUTH PLAIN or LOGIN with a server token as user name and password',
     logger: false,
     onAuth(auth, session, cb) {
+      // A client configured with credentials still works: any are accepted (Mailpit's --smtp-auth-accept-any).
+      if (fixed) return cb(null, { user: fixed.label });
       if (!mayAuth(session.secure, session.remoteAddress)) {
         // RFC 4954 6: 538 5.7.11 encryption required for the requested authentication mechanism.
         return cb(reply({ code: 538, message: '5.7.11 Encryption required: use STARTTLS (or the implicit-TLS port) before AUTH' }));
@@ -151,17 +180,10 @@ export async function startSubmissionListener(ctx: AppContext): Promise<Submissi
       });
       stream.on('error', (err) => log.warn({ err }, 'data stream failed'));
       stream.on('end', () => {
-        const auth = auths.get(session);
         if (stream.sizeExceeded) return cb(reply({ code: 552, message: `5.3.4 Message too big (limit ${MAX_SMTP_MESSAGE_BYTES} bytes)` }));
-        // smtp-server refuses MAIL before AUTH (authOptional is false); this only guards the lookup.
-        if (!auth) return cb(reply({ code: 530, message: '5.7.0 Authentication required' }));
         const rcptTo = session.envelope.rcptTo.map((r) => r.address);
-        submitMessage(ctx, auth, Buffer.concat(chunks), rcptTo).then(
-          (o) => {
-            const r = o.result;
-            if (r.ErrorCode === 0 && 'MessageID' in r) return cb(null, `2.0.0 Ok: queued as ${r.MessageID}`);
-            cb(reply(refusalReply(r.ErrorCode, o.status, r.Message)));
-          },
+        decide(session, Buffer.concat(chunks), rcptTo).then(
+          (out) => (typeof out === 'string' ? cb(null, out) : cb(reply(out))),
           (err) => {
             if (err instanceof ApiError) return cb(reply(refusalReply(err.errorCode, err.status ?? 422, err.message)));
             log.error({ err }, 'submitted message could not be stored');
@@ -173,14 +195,14 @@ export async function startSubmissionListener(ctx: AppContext): Promise<Submissi
   });
 
   const servers: SMTPServer[] = [];
-  const listen = async (port: number, secure: boolean): Promise<number> => {
+  const listen = async (port: number, secure: boolean, host = cfg.host): Promise<number> => {
     const server = new SubmissionServer(slots.options(options(secure)), mayAuth);
     slots.attach(server);
     server.on('error', (err) => log.warn({ err }, 'submission SMTP error'));
     servers.push(server);
     await new Promise<void>((resolve, reject) => {
       server.server.once('error', reject);
-      server.listen(port, cfg.host, () => {
+      server.listen(port, host, () => {
         server.server.off('error', reject);
         resolve();
       });
@@ -189,6 +211,11 @@ export async function startSubmissionListener(ctx: AppContext): Promise<Submissi
     return typeof addr === 'object' && addr ? addr.port : port;
   };
   try {
+    if (fixed) {
+      const port = await listen(fixed.port, false, fixed.host);
+      log.info({ host: fixed.host, port, server: fixed.label }, 'development SMTP listener started: mail without AUTH goes to the Sandbox server');
+      return { port, tlsPort: null, stop: () => closeAll(servers) };
+    }
     const port = cfg.port === null ? null : await listen(cfg.port, false);
     const tlsPort = cfg.tlsPort === null ? null : await listen(cfg.tlsPort, true);
     log.info({ host: cfg.host, port, tlsPort }, 'submission SMTP listener started');

@@ -4,6 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
+import { isBounceTestingAddress } from '../delivery/bounce-testing.js';
 import { deliveryJobsFor } from '../delivery/jobs.js';
 import { recordEvents } from '../events/record.js';
 import type { MessageEventInput } from '../events/types.js';
@@ -38,7 +39,9 @@ export async function storeMessages(trx: Kysely<Database>, ctx: AppContext, acce
   const jobs: NewJob[] = [];
   for (const { id, serverId, message: m, settings, bulk } of accepted) {
     // A Sandbox server records the message as if it had gone out and never delivers it: status Sent,
-    // recipients settled at once, no delivery job (docs/reference/servers.md).
+    // recipients settled at once, no delivery job (docs/reference/servers.md). Recipients at the
+    // bounce-testing domain are the exception: their job records their fake bounces (delivery/fake-bounce.ts),
+    // and sends nothing.
     const sandbox = settings.sandbox;
     const status = sandbox ? 'Sent' : 'Queued';
     const trackOpens = m.trackOpens ?? settings.trackOpens;
@@ -48,7 +51,11 @@ export async function storeMessages(trx: Kysely<Database>, ctx: AppContext, acce
       id, serverId, m.streamId, m.fromEmail, m.fromRaw, m.subject, m.tag, m.htmlBody, m.textBody, m.replyTo, JSON.stringify(m.headers),
       JSON.stringify(m.metadata), trackOpens ? 1 : 0, trackLinks, JSON.stringify(attachmentList), status, sandbox ? 1 : 0, now, null, bulk?.id ?? null,
     ]);
-    for (const r of m.recipients) recipients.push([id, serverId, m.streamId, r.kind, r.email, r.name, status, now, sandbox ? now : null]);
+    const fakes = new Set(sandbox ? m.recipients.filter((r) => isBounceTestingAddress(ctx.config, r.email)) : []);
+    for (const r of m.recipients) {
+      const settled = sandbox && !fakes.has(r);
+      recipients.push([id, serverId, m.streamId, r.kind, r.email, r.name, settled ? 'Sent' : 'Queued', now, settled ? now : null]);
+    }
     if (!bulk) m.attachments.forEach((a, position) => attachments.push([id, position, a.name, a.contentType, a.contentId, a.content, a.size]));
     events.push({
       messageId: id,
@@ -62,7 +69,8 @@ export async function storeMessages(trx: Kysely<Database>, ctx: AppContext, acce
       metadata: m.metadata,
       tracking: { opens: trackOpens, links: trackLinks !== 'None' },
     });
-    if (!sandbox) jobs.push(...deliveryJobsFor(id, m.recipients.map((r) => r.email), now, bulk?.queue));
+    const delivered = sandbox ? [...fakes] : m.recipients;
+    if (delivered.length > 0) jobs.push(...deliveryJobsFor(id, delivered.map((r) => r.email), now, bulk?.queue));
   }
   await insertRows(trx, ctx.dialect, 'messages', MESSAGE_COLUMNS, messages);
   await insertRows(trx, ctx.dialect, 'message_recipients', RECIPIENT_COLUMNS, recipients);

@@ -16,6 +16,8 @@ import { composeMime, dkimSign, type ComposeInput } from './compose.js';
 import type { DeliverPayload } from './jobs.js';
 import type { DeliveryLoader } from './load.js';
 import { logAttempts } from './attempt-log.js';
+import { isBounceTestingDomain } from './bounce-testing.js';
+import { fakeBounceResults } from './fake-bounce.js';
 import { sourcePool } from './ip-pools/resolve.js';
 import type { OutcomeBatcher } from './outcome-batcher.js';
 import { finishIfSettled } from './outcome.js';
@@ -60,9 +62,15 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
   // Deleted (retention, server removed) or never to be delivered (Sandbox server, test token).
   if (!loaded) return finishWithoutSending(ctx, job, null);
   const { msg, recipients: all, attachments, stream, key, envDomain } = loaded;
-  if (msg.sandbox === 1 || msg.delivery_type === 'Sandbox') return finishWithoutSending(ctx, job, null);
   const pending = all.filter((r) => r.settled_at === null && emailDomain(r.email) === p.domain);
+  // The bounce-testing domain, on Live and Sandbox servers: its bounces are the outcome, before any DNS or SMTP.
+  const fake = isBounceTestingDomain(ctx.config, p.domain);
+  if (!fake && (msg.sandbox === 1 || msg.delivery_type === 'Sandbox')) return finishWithoutSending(ctx, job, null);
   if (pending.length === 0) return finishWithoutSending(ctx, job, msg.id);
+  if (fake) {
+    release();
+    return parts.outcomes.submit({ job, msg, recipients: pending, results: fakeBounceResults(pending, msg.headers, p.domain), mime: null });
+  }
   // A destination that throttled, or is at its connection or rate limit: the job waits, not attempted.
   const paced = await paceDelivery(ctx, parts.pacer, job, p.domain, pending.length);
   if (!paced) return;

@@ -78,6 +78,7 @@ export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outc
   }
   const delivered: number[] = [];
   const delayed: number[] = [];
+  const fakeBounced: number[] = [];
   const completed: number[] = [];
   const events: MessageEventInput[] = [];
   const mimes: Array<[string, string]> = [];
@@ -99,6 +100,13 @@ export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outc
         const links = o.trackedLinks?.[i] ?? 0;
         const tracking = links > 0 ? { tracking: { opens: false, links: true, trackedLinks: links } } : {};
         events.push({ ...base, type: 'Delivered', recipient: r.email, details: { DeliveryMessage: `smtp;${res.reply.text}`, ...where }, ...tracking });
+        continue;
+      }
+      if (res.fakeBounce) {
+        // The bounce-testing domain answers once: the bounce of the address's type, and the recipient settled
+        // (Bounced by recordBounce when the type says the mail did not arrive, Sent otherwise).
+        await recordBounce(trx, ctx, { messageId: msg.id, email: r.email, type: res.fakeBounce, details: res.reply.text, bouncedAt: now, recipientId: r.id });
+        fakeBounced.push(r.id);
         continue;
       }
       const c = res.network ? null : classifyReply(res.reply);
@@ -132,6 +140,9 @@ export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outc
   await storeMimes(trx, mimes);
   for (const ids of chunks(delivered)) {
     await trx.updateTable('message_recipients').set({ status: 'Sent', settled_at: now }).where('id', 'in', ids).where('message_id', 'in', byRecipients(ids)).execute();
+  }
+  for (const ids of chunks(fakeBounced)) {
+    await trx.updateTable('message_recipients').set({ status: 'Sent', settled_at: now }).where('id', 'in', ids).where('message_id', 'in', byRecipients(ids)).where('settled_at', 'is', null).execute();
   }
   for (const ids of chunks(delayed)) {
     await trx.updateTable('message_recipients').set({ status: 'Transient' }).where('id', 'in', ids).where('message_id', 'in', byRecipients(ids)).execute();

@@ -26,7 +26,18 @@ export type SendResult =
    * `stage`: where it failed (failure-stage.ts), which tells pacing one recipient's deferral from trouble
    * with the destination; set by the transport on every failure.
    */
-  | { ok: false; reply: SmtpReply; server: string; ip: string; network: boolean; stage?: FailureStage; exchange?: SmtpExchange; tls?: TlsRecord };
+  | {
+      ok: false;
+      reply: SmtpReply;
+      server: string;
+      ip: string;
+      network: boolean;
+      stage?: FailureStage;
+      exchange?: SmtpExchange;
+      tls?: TlsRecord;
+      /** The bounce type of a recipient at the bounce-testing domain (fake-bounce.ts): nothing was sent. */
+      fakeBounce?: string;
+    };
 
 /** What was said in a refused SMTP transaction, kept as the bounce's dump (smtp-transcript.ts). */
 export interface SmtpExchange {

@@ -5,6 +5,7 @@
 import { isComposite, parseContentType } from '../../infra/mime/content-type.js';
 import PostalMime, { type Address, type Attachment, type Email } from 'postal-mime';
 import { ApiError, ErrorCode } from '../errors.js';
+import { BOUNCE_TYPE_HEADER } from '../delivery/bounce-testing.js';
 import { readPmHeaders } from './x-pm-headers.js';
 
 /** Headers that become API fields, that mailroom writes itself, or that only relays add (headers.ts refuses
@@ -15,7 +16,8 @@ const STRUCTURAL = new Set([
 ]);
 const STRUCTURAL_PREFIXES = ['content-', 'arc-', 'x-pm-'];
 
-const isStructural = (key: string) => STRUCTURAL.has(key) || STRUCTURAL_PREFIXES.some((p) => key.startsWith(p));
+/** X-PM-Bounce-Type stays a header: delivery reads it for the bounce-testing domain (delivery/bounce-testing.ts). */
+const isStructural = (key: string) => key !== BOUNCE_TYPE_HEADER && (STRUCTURAL.has(key) || STRUCTURAL_PREFIXES.some((p) => key.startsWith(p)));
 
 export interface HeaderMailbox {
   name: string;
