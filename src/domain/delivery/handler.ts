@@ -59,7 +59,7 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
   const loaded = await parts.loader.load(p.messageId);
   // Deleted (retention, server removed) or never to be delivered (Sandbox server, test token).
   if (!loaded) return finishWithoutSending(ctx, job, null);
-  const { msg, recipients: all, attachments, stream, key, envDomain } = loaded;
+  const { msg, recipients: all, attachments, stream, key, envDomain, trackingBase } = loaded;
   if (msg.sandbox === 1 || msg.delivery_type === 'Sandbox') return finishWithoutSending(ctx, job, null);
   const pending = all.filter((r) => r.settled_at === null && emailDomain(r.email) === p.domain);
   if (pending.length === 0) return finishWithoutSending(ctx, job, msg.id);
@@ -110,13 +110,14 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
             text: msg.text_body,
             trackOpens: msg.track_opens === 1,
             trackLinks: msg.track_links,
+            baseUrl: trackingBase,
             onTrackedLink: () => links++,
           });
           copy.html = t.html;
           copy.text = t.text;
         }
         if (broadcast) {
-          copy.extraHeaders = unsubscribeHeaders(ctx, { serverId: msg.server_id, streamId: msg.stream_id, streamType: 'Broadcasts', messageId: msg.id, recipient: r.email, unsubscribeHandling: stream?.unsubscribe_handling });
+          copy.extraHeaders = unsubscribeHeaders(ctx, { serverId: msg.server_id, streamId: msg.stream_id, streamType: 'Broadcasts', messageId: msg.id, recipient: r.email, unsubscribeHandling: stream?.unsubscribe_handling, baseUrl: trackingBase });
         }
         raw = build(copy);
       }
