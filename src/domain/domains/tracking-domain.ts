@@ -7,7 +7,7 @@ import type { AppContext } from '../app-context.js';
 import { checkCname } from '../../infra/dns/cname.js';
 import { emailDomain } from '../../infra/mime/normalize.js';
 import { ApiError, ErrorCode } from '../errors.js';
-import { isSubdomainOf, normalizeDomainName } from './names.js';
+import { isSubdomainOf, MAX_DOMAIN_LENGTH, normalizeDomainName } from './names.js';
 import type { DomainRow } from './view.js';
 
 /** The name a tracking host's CNAME must point at: the host of MAILROOM_PUBLIC_URL. */
@@ -85,7 +85,7 @@ export async function verifiedTrackingHosts(ctx: AppContext): Promise<Set<string
 
 /** Whether `host` is a verified tracking host (GET /tls/ask): one indexed look-up. */
 export async function isVerifiedTrackingHost(ctx: AppContext, host: string): Promise<boolean> {
-  const name = normalizeDomainName(host);
+  const name = host.length <= MAX_DOMAIN_LENGTH ? normalizeDomainName(host) : null;
   if (!name) return false;
   const row = await ctx.db
     .selectFrom('domains')

@@ -9,7 +9,8 @@ import { isVerifiedTrackingHost } from '../../../domain/domains/tracking-domain.
 import { ErrorCode } from '../../../domain/errors.js';
 import type { App } from '../../types.js';
 
-const Query = Type.Object({ domain: Type.Optional(Type.String({ maxLength: 300 })) });
+// Any length is read as a name (and refused as one by the look-up): the terminator gets a 404, not a 422.
+const Query = Type.Object({ domain: Type.Optional(Type.String()) });
 
 export default async function tlsAskRoute(app: App, ctx: AppContext): Promise<void> {
   app.get('/tls/ask', { schema: { hide: true, querystring: Query }, config: { validationErrorCode: ErrorCode.NotFound } }, async (req, reply) => {
