@@ -8,7 +8,6 @@ import { checkCname } from '../../infra/dns/cname.js';
 import { emailDomain } from '../../infra/mime/normalize.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { isSubdomainOf, MAX_DOMAIN_LENGTH, normalizeDomainName } from './names.js';
-import type { DomainRow } from './view.js';
 
 /** The name a tracking host's CNAME must point at: the host of MAILROOM_PUBLIC_URL. */
 export function trackingCnameTarget(ctx: Pick<AppContext, 'config'>): string {
@@ -33,7 +32,7 @@ export function parseTrackingDomain(input: string, domain: string): string {
 }
 
 /** Stores a parsed tracking host ('' clears it); a changed host is unverified until verifyCustomTracking passes. */
-export async function setTrackingDomain(ctx: AppContext, d: Pick<DomainRow, 'id' | 'custom_tracking_domain'>, host: string): Promise<void> {
+export async function setTrackingDomain(ctx: AppContext, d: { id: number; custom_tracking_domain: string }, host: string): Promise<void> {
   if (host === d.custom_tracking_domain) return;
   await ctx.db
     .updateTable('domains')
@@ -46,7 +45,7 @@ export async function setTrackingDomain(ctx: AppContext, d: Pick<DomainRow, 'id'
  * Checks the tracking host's CNAME and stores the answer; a temporary DNS failure changes nothing (as the
  * Return-Path check). Conditional on the host still being the one checked: a concurrent change wins.
  */
-export async function refreshTrackingDomain(ctx: AppContext, d: Pick<DomainRow, 'id' | 'custom_tracking_domain'>): Promise<void> {
+export async function refreshTrackingDomain(ctx: AppContext, d: { id: number; custom_tracking_domain: string }): Promise<void> {
   if (!d.custom_tracking_domain) return;
   const r = await checkCname(ctx.dns, d.custom_tracking_domain, trackingCnameTarget(ctx));
   ctx.logger.info({ host: d.custom_tracking_domain, result: r }, 'custom tracking domain check');

@@ -167,6 +167,16 @@ describe('custom tracking domains', () => {
     assert.equal((await ask('')).status, 400);
   });
 
+  it('turns the host off when the hourly re-check finds its CNAME gone', async () => {
+    dns.remove(HOST);
+    s.clock.advance(61 * 60_000);
+    await s.ctx.scheduler.runAll();
+    assert.equal((await s.request('GET', `/domains/${id}`, A())).body.CustomTrackingVerified, false);
+    assert.equal((await s.request('GET', `/tls/ask?domain=${HOST}`, { token: null })).status, 404);
+    dns.set(HOST, [{ type: 'CNAME', domain: `${PUBLIC_HOST}.` }]);
+    assert.equal((await s.request('PUT', `/domains/${id}/verifyCustomTracking`, A())).body.CustomTrackingVerified, true);
+  });
+
   it('un-verifies a changed host: the next mail and the TLS answer go back', async () => {
     const r = await put({ CustomTrackingDomain: 'go.brand.test' });
     assert.equal(r.body.CustomTrackingDomain, 'go.brand.test');
