@@ -14,6 +14,7 @@ import { DeliveryLoader } from './domain/delivery/load.js';
 import { createOutcomeBatcher } from './domain/delivery/outcome-batcher.js';
 import { createPacer } from './domain/delivery/pacing/pacer.js';
 import { envelopeDomain, findSigningKey } from './domain/sender-signatures/signing.js';
+import { trackingBaseUrl } from './domain/domains/tracking-domain.js';
 import { registerSenderWorkers } from './domain/sender-signatures/workers.js';
 import { purgeArchivedStreams } from './domain/streams/purge.js';
 import { purgeIdempotencyKeys } from './domain/accepting/idempotency.js';
@@ -28,7 +29,11 @@ export interface WorkerHandle {
 
 /** What the delivery worker shares between its jobs: the context's SMTP pool, one loader, one outcome batcher, one pacer. */
 export function deliveryParts(ctx: AppContext): DeliveryParts {
-  const senders = { signingKey: (a: number, from: string) => findSigningKey(ctx, a, from), envelopeDomain: (a: number, from: string) => envelopeDomain(ctx, a, from) };
+  const senders = {
+    signingKey: (a: number, from: string) => findSigningKey(ctx, a, from),
+    envelopeDomain: (a: number, from: string) => envelopeDomain(ctx, a, from),
+    trackingBase: (a: number, from: string) => trackingBaseUrl(ctx, a, from),
+  };
   return { pool: ctx.smtpPool, loader: new DeliveryLoader(ctx, senders), outcomes: createOutcomeBatcher(ctx), pacer: createPacer(ctx) };
 }
 

@@ -5,6 +5,7 @@ import { registerRoutes } from './routes/index.js';
 import opsRoutes from './routes/ops/routes.js';
 import type { AppContext } from '../domain/app-context.js';
 import { registerAuth } from './auth.js';
+import { registerTrackingHostGuard } from './tracking-host.js';
 import { registerJsonParser } from './body-parser.js';
 import { clientErrorHandler, frameworkErrorHandler, registerDrainRefusal, registerErrorHandling } from './errors.js';
 import { parseQuery } from './query.js';
@@ -57,6 +58,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   registerJsonParser(app);
   registerErrorHandling(app);
   registerDrainRefusal(app);
+  // Before authentication: on a custom tracking host an API path is a 404, not a 401.
+  registerTrackingHostGuard(app, ctx);
   registerAuth(app, ctx);
   // A callback hook, not an async one: it runs on every answer, and an async hook costs a promise and a
   // microtask turn per request.

@@ -61,7 +61,7 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
   const loaded = await parts.loader.load(p.messageId);
   // Deleted (retention, server removed) or never to be delivered (Sandbox server, test token).
   if (!loaded) return finishWithoutSending(ctx, job, null);
-  const { msg, recipients: all, attachments, stream, key, envDomain } = loaded;
+  const { msg, recipients: all, attachments, stream, key, envDomain, trackingBase } = loaded;
   const pending = all.filter((r) => r.settled_at === null && emailDomain(r.email) === p.domain);
   // The bounce-testing domain, on Live and Sandbox servers: its bounces are the outcome, before any DNS or SMTP.
   const fake = isBounceTestingDomain(ctx.config, p.domain);
@@ -118,13 +118,14 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
             text: msg.text_body,
             trackOpens: msg.track_opens === 1,
             trackLinks: msg.track_links,
+            baseUrl: trackingBase,
             onTrackedLink: () => links++,
           });
           copy.html = t.html;
           copy.text = t.text;
         }
         if (broadcast) {
-          copy.extraHeaders = unsubscribeHeaders(ctx, { serverId: msg.server_id, streamId: msg.stream_id, streamType: 'Broadcasts', messageId: msg.id, recipient: r.email, unsubscribeHandling: stream?.unsubscribe_handling });
+          copy.extraHeaders = unsubscribeHeaders(ctx, { serverId: msg.server_id, streamId: msg.stream_id, streamType: 'Broadcasts', messageId: msg.id, recipient: r.email, unsubscribeHandling: stream?.unsubscribe_handling, baseUrl: trackingBase });
         }
         raw = build(copy);
       }

@@ -36,6 +36,8 @@ export interface LoadedMessage {
   stream: { type: string; unsubscribe_handling: string | null; ip_pool: string | null } | undefined;
   key: SigningKey | null;
   envDomain: string;
+  /** The From domain's verified tracking host as https://host, or null for the public URL (issue 26). */
+  trackingBase: string | null;
 }
 
 const chunks = <T>(xs: T[], n = 500): T[][] => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
@@ -48,6 +50,8 @@ const chunks = <T>(xs: T[], n = 500): T[][] => Array.from({ length: Math.ceil(xs
 export interface SenderLookups {
   signingKey(accountId: number, fromEmail: string): Promise<SigningKey | null>;
   envelopeDomain(accountId: number, fromEmail: string): Promise<string>;
+  /** The From domain's verified tracking host as https://host, or null (domains/tracking-domain.ts). */
+  trackingBase(accountId: number, fromEmail: string): Promise<string | null>;
 }
 
 async function loadAll(ctx: AppContext, senderLookups: SenderLookups, ids: string[]): Promise<Map<string, LoadedMessage>> {
@@ -74,11 +78,15 @@ async function loadAll(ctx: AppContext, senderLookups: SenderLookups, ids: strin
   const bulkIds = [...new Set(msgs.filter((m) => m.attachments !== '[]' && m.bulk_id !== null).map((m) => m.bulk_id!))];
   const serverIds = [...new Set(msgs.map((m) => m.server_id))];
   // One signing key and envelope domain per (account, From address): a batch is usually one sender.
-  const senders = new Map<string, Promise<[SigningKey | null, string]>>();
+  const senders = new Map<string, Promise<[SigningKey | null, string, string | null]>>();
   for (const m of msgs) {
     const k = `${m.account_id}\n${m.from_email}`;
     if (senders.has(k)) continue;
-    const p = Promise.all([senderLookups.signingKey(m.account_id, m.from_email), senderLookups.envelopeDomain(m.account_id, m.from_email)]);
+    const p = Promise.all([
+      senderLookups.signingKey(m.account_id, m.from_email),
+      senderLookups.envelopeDomain(m.account_id, m.from_email),
+      senderLookups.trackingBase(m.account_id, m.from_email),
+    ]);
     p.catch(() => {}); // awaited below; this keeps a failure from being reported as unhandled meanwhile
     senders.set(k, p);
   }
@@ -112,7 +120,7 @@ async function loadAll(ctx: AppContext, senderLookups: SenderLookups, ids: strin
   const sharedFiles = group(bulkFiles);
   const out = new Map<string, LoadedMessage>();
   for (const m of msgs) {
-    const [key, envDomain] = await senders.get(`${m.account_id}\n${m.from_email}`)!;
+    const [key, envDomain, trackingBase] = await senders.get(`${m.account_id}\n${m.from_email}`)!;
     out.set(m.id, {
       msg: m,
       recipients: rcpts.get(m.id) ?? [],
@@ -120,6 +128,7 @@ async function loadAll(ctx: AppContext, senderLookups: SenderLookups, ids: strin
       stream: streams.find((s) => s.server_id === m.server_id && s.id === m.stream_id),
       key,
       envDomain,
+      trackingBase,
     });
   }
   return out;

@@ -10,6 +10,7 @@ import { ApiError, ErrorCode } from '../errors.js';
 import { loadDomainKeys, startRenewal, verifyPendingKey } from './dkim-state.js';
 import { isPublicDomain, MAX_DOMAIN_LENGTH, normalizeDomainName } from './names.js';
 import { parseReturnPathDomain, refreshDomainReturnPath } from './return-path.js';
+import { parseTrackingDomain, refreshTrackingDomain, setTrackingDomain } from './tracking-domain.js';
 import type { DomainRow } from './view.js';
 
 export async function getDomain(ctx: AppContext, accountId: number, id: number): Promise<DomainRow> {
@@ -68,10 +69,18 @@ export async function createDomain(ctx: AppContext, accountId: number, body: { N
   return getDomain(ctx, accountId, id);
 }
 
-export async function updateDomain(ctx: AppContext, accountId: number, id: number, body: { ReturnPathDomain?: string | null }): Promise<DomainRow> {
+export async function updateDomain(
+  ctx: AppContext,
+  accountId: number,
+  id: number,
+  body: { ReturnPathDomain?: string | null; CustomTrackingDomain?: string | null },
+): Promise<DomainRow> {
   const d = await getDomain(ctx, accountId, id);
-  if (body.ReturnPathDomain === undefined || body.ReturnPathDomain === null) return d;
-  const returnPath = parseReturnPathDomain(body.ReturnPathDomain, d.name, ErrorCode.DomainInvalidFields);
+  // Both fields are checked before either is written: a refused field changes nothing.
+  const returnPath = body.ReturnPathDomain == null ? d.return_path_domain : parseReturnPathDomain(body.ReturnPathDomain, d.name, ErrorCode.DomainInvalidFields);
+  const tracking = body.CustomTrackingDomain == null ? d.custom_tracking_domain : parseTrackingDomain(body.CustomTrackingDomain, d.name);
+  if (returnPath !== '' && returnPath === tracking) throw new ApiError(ErrorCode.DomainInvalidFields, 'ReturnPathDomain and CustomTrackingDomain must be different hosts (each needs its own CNAME record).');
+  if (tracking !== d.custom_tracking_domain) await setTrackingDomain(ctx, d, tracking);
   if (returnPath !== d.return_path_domain) {
     await ctx.db.updateTable('domains').set({ return_path_domain: returnPath, return_path_verified: 0, return_path_checked_at: null }).where('id', '=', id).execute();
     if (returnPath) await refreshDomainReturnPath(ctx, { id, return_path_domain: returnPath });
@@ -125,5 +134,12 @@ export async function verifyDomainSpf(ctx: AppContext, d: DomainRow): Promise<{ 
 export async function verifyDomainReturnPath(ctx: AppContext, accountId: number, id: number): Promise<DomainRow> {
   const d = await getDomain(ctx, accountId, id);
   await refreshDomainReturnPath(ctx, d);
+  return getDomain(ctx, accountId, id);
+}
+
+/** PUT verifyCustomTracking: checks the tracking host's CNAME (tracking-domain.ts). */
+export async function verifyDomainCustomTracking(ctx: AppContext, accountId: number, id: number): Promise<DomainRow> {
+  const d = await getDomain(ctx, accountId, id);
+  await refreshTrackingDomain(ctx, d);
   return getDomain(ctx, accountId, id);
 }

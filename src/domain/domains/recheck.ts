@@ -1,12 +1,14 @@
 // The periodic DNS re-check: activates pending DKIM keys once their record appears (users publish DNS
 // records and rarely come back to press "verify"), follows custom Return-Path CNAMEs (a removed CNAME
-// stops the domain being used as envelope domain, or its bounces would be lost), and marks revoked keys
+// stops the domain being used as envelope domain, or its bounces would be lost) and verified custom tracking
+// hosts (a removed CNAME would leave new mail with links nobody answers), and marks revoked keys
 // safe to remove once queued mail no longer needs them. Idempotent and safe with several workers.
 import { sql } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import type { PeriodicTask } from '../../infra/jobs/scheduler.js';
 import { revokedKeyRemovable, verifyPendingKey } from './dkim-state.js';
 import { refreshDomainReturnPath, refreshSignatureReturnPath } from './return-path.js';
+import { refreshTrackingDomain } from './tracking-domain.js';
 
 export const RECHECK_EVERY_MS = 5 * 60_000;
 /** A verified Return-Path is confirmed hourly; an unverified one (and pending keys) every run. */
@@ -52,6 +54,17 @@ export async function recheckDns(ctx: AppContext, now: number): Promise<void> {
       .execute();
     for (const row of rows) await refresh(ctx, row);
   }
+
+  // Only verified tracking hosts: an unverified one waits for its owner's verifyCustomTracking.
+  const tracking = await ctx.db
+    .selectFrom('domains')
+    .select(['id', 'custom_tracking_domain'])
+    .where('custom_tracking_domain', '!=', '')
+    .where('custom_tracking_verified', '=', 1)
+    .where(sql<number>`coalesce(custom_tracking_checked_at, 0)`, '<=', now - VERIFIED_RECHECK_MS)
+    .limit(BATCH)
+    .execute();
+  for (const row of tracking) await refreshTrackingDomain(ctx, row);
 
   const revoked = await ctx.db
     .selectFrom('dkim_keys')

@@ -5,6 +5,7 @@ import type { Database } from '../../infra/db/schema.js';
 import { spfTextValue } from '../../infra/dns/spf.js';
 import { WEAK_DKIM_BITS } from '../../infra/dkim/keys.js';
 import { dkimFields, loadDomainKeys, type DomainKeys } from './dkim-state.js';
+import { trackingCnameTarget } from './tracking-domain.js';
 
 export type DomainRow = Selectable<Database['domains']>;
 
@@ -32,6 +33,10 @@ export async function domainDetail(ctx: AppContext, d: DomainRow): Promise<Recor
     ReturnPathDomain: d.return_path_domain,
     ReturnPathDomainVerified: d.return_path_verified === 1,
     ReturnPathDomainCNAMEValue: ctx.config.returnPathDomain,
+    // mailroom's own fields (issue 26): the hosted service's domain has no tracking host.
+    CustomTrackingDomain: d.custom_tracking_domain,
+    CustomTrackingVerified: d.custom_tracking_verified === 1,
+    CustomTrackingCNAMEValue: trackingCnameTarget(ctx),
     ID: d.id,
   };
 }

@@ -13,11 +13,13 @@ export interface UnsubscribeInput {
   recipient: string;
   /** The stream's UnsubscribeHandlingType when known (message_streams.unsubscribe_handling); Custom adds none. */
   unsubscribeHandling?: string | null;
+  /** The From domain's verified tracking host as https://host; null or absent: the public URL. */
+  baseUrl?: string | null;
 }
 
 export function unsubscribeHeaders(ctx: AppContext, input: UnsubscribeInput): Array<{ key: string; value: string }> {
   if (input.streamType !== 'Broadcasts' || input.unsubscribeHandling === 'Custom') return [];
-  const url = unsubscribeUrl(ctx, input);
+  const url = unsubscribeUrl(ctx, input, input.baseUrl ?? undefined);
   return [
     { key: 'List-Unsubscribe', value: `<${url}>` },
     { key: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },

@@ -17,8 +17,9 @@ export function unsubscribeToken(ctx: AppContext, c: UnsubscribeClaim): string {
   return ctx.secrets.sign(PURPOSE, [VERSION, c.serverId, c.streamId, c.messageId, c.recipient].join('\n'));
 }
 
-export function unsubscribeUrl(ctx: AppContext, c: UnsubscribeClaim): string {
-  return `${ctx.config.publicUrl}/unsubscribe/${unsubscribeToken(ctx, c)}`;
+/** `base`: the sending domain's verified tracking host (https://links.example.com), else the public URL. */
+export function unsubscribeUrl(ctx: AppContext, c: UnsubscribeClaim, base = ctx.config.publicUrl): string {
+  return `${base}/unsubscribe/${unsubscribeToken(ctx, c)}`;
 }
 
 /** The claim of a genuine token, or null for a forged, altered or malformed one. */

@@ -20,13 +20,14 @@ export interface ClickToken extends OpenToken {
 export const OPEN_PATH = '/t/o/';
 export const CLICK_PATH = '/t/c/';
 
-export function openUrl(ctx: AppContext, t: OpenToken): string {
-  return `${ctx.config.publicUrl}${OPEN_PATH}${ctx.secrets.sign('open', JSON.stringify([t.messageId, t.recipient]))}`;
+/** `base`: the sending domain's verified tracking host (https://links.example.com), else the public URL. */
+export function openUrl(ctx: AppContext, t: OpenToken, base = ctx.config.publicUrl): string {
+  return `${base}${OPEN_PATH}${ctx.secrets.sign('open', JSON.stringify([t.messageId, t.recipient]))}`;
 }
 
-export function clickUrl(ctx: AppContext, t: ClickToken): string {
+export function clickUrl(ctx: AppContext, t: ClickToken, base = ctx.config.publicUrl): string {
   const data = JSON.stringify([t.messageId, t.recipient, t.link, t.location === 'Text' ? 'T' : 'H']);
-  return `${ctx.config.publicUrl}${CLICK_PATH}${ctx.secrets.sign('click', data)}`;
+  return `${base}${CLICK_PATH}${ctx.secrets.sign('click', data)}`;
 }
 
 const isStr = (v: unknown): v is string => typeof v === 'string' && v.length > 0;

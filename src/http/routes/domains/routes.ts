@@ -6,6 +6,7 @@ import {
   listDomains,
   rotateDomainDkim,
   updateDomain,
+  verifyDomainCustomTracking,
   verifyDomainDkim,
   verifyDomainReturnPath,
   verifyDomainSpf,
@@ -55,6 +56,10 @@ export default async function domainRoutes(app: App, ctx: AppContext): Promise<v
 
   app.put('/domains/:id/verifyReturnPath', byId, async (req) =>
     domainDetail(ctx, await verifyDomainReturnPath(ctx, accountAuth(req.auth).accountId, req.params.id)),
+  );
+
+  app.put('/domains/:id/verifyCustomTracking', byId, async (req) =>
+    domainDetail(ctx, await verifyDomainCustomTracking(ctx, accountAuth(req.auth).accountId, req.params.id)),
   );
 
   app.post('/domains/:id/rotatedkim', byId, async (req) =>

@@ -4,10 +4,12 @@
 //   GET /readyz   the database is reachable, its schema current, and, in a process that runs the worker
 //                 role, its heartbeat fresh; 503 with the failing checks otherwise
 //   GET /metrics  Prometheus text; with MAILROOM_METRICS_TOKEN set, only with `Authorization: Bearer <token>`
+//   GET /tls/ask  whether a host is a verified custom tracking host (tls-ask.ts), for on-demand TLS
 import { timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../../../domain/app-context.js';
 import { pendingMigrations } from '../../../infra/db/schema-status.js';
 import type { App } from '../../types.js';
+import tlsAskRoute from './tls-ask.js';
 
 /** A worker heartbeat older than this is stale (the runner beats every 10 s at most). */
 const BEAT_STALE_MS = 45_000;
@@ -19,6 +21,8 @@ function sameToken(given: string, expected: string): boolean {
 }
 
 export default async function opsRoutes(app: App, ctx: AppContext): Promise<void> {
+  await tlsAskRoute(app, ctx);
+
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {

@@ -15,6 +15,10 @@ export interface DomainsTable {
   return_path_verified: WithDefault<number>;
   created_at: number;
   return_path_checked_at: number | null;
+  /** The tracking host under the domain ('' for none; migration 0029). */
+  custom_tracking_domain: WithDefault<string>;
+  custom_tracking_verified: WithDefault<number>;
+  custom_tracking_checked_at: number | null;
 }
 
 export interface DkimKeysTable {
