@@ -69,13 +69,15 @@ async function progressOf(db: Kysely<Database>, b: Row): Promise<BulkProgress> {
             await sql<{ n: number }>`select count(*) as n from (select 1 from messages where bulk_id = ${b.id} and status = 'Queued' limit ${cap}) q`.execute(db)
           ).rows[0]?.n ?? 0,
         );
-  // Bounced recipients of the request's stream since it was submitted (the partial index), kept when
-  // their message belongs to the request: one count per message, however many of its recipients bounced.
+  // Bounced recipients of the request's stream received while it was compiled (the partial index), kept
+  // when their message belongs to the request: one count per message, however many of its recipients bounced.
+  // A finished request's window ends with it, so an old request does not read the stream's later bounces.
+  const until = b.completed_at === null ? Number.MAX_SAFE_INTEGER : Number(b.completed_at);
   const bounced = Number(
     (
       await sql<{ n: number }>`select count(distinct r.message_id) as n from (
         select message_id from message_recipients
-        where server_id = ${b.server_id} and stream_id = ${b.stream_id} and received_at >= ${b.submitted_at} and status = 'Bounced'
+        where server_id = ${b.server_id} and stream_id = ${b.stream_id} and received_at >= ${b.submitted_at} and received_at <= ${until} and status = 'Bounced'
           and exists (select 1 from messages m where m.id = message_recipients.message_id and m.bulk_id = ${b.id})
         limit ${cap}) r`.execute(db)
     ).rows[0]?.n ?? 0,

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { recordBounce } from '../../../src/domain/bounces/record-bounce.js';
+import { finishBulkRequests } from '../../../src/domain/bulk/status.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../../helpers/smtp-sink.js';
@@ -56,6 +57,12 @@ describe('console: bulk requests', () => {
     const done = await c.get(`/console/s/${s.serverId}/bulk`);
     assert.equal(label(done.text), '59 of 60 compiled, 59 sent, 58 delivered, 1 bounced, 1 left out');
     assert.equal(sink.messages.length, 59);
+    // Completed (the periodic task): the same figures, read within the request's own time window.
+    s.clock.advance(1000);
+    await finishBulkRequests(s.ctx, s.clock.now());
+    const completed = await c.get(`/console/s/${s.serverId}/bulk`);
+    assert.match(completed.text, /status-completed">Completed</);
+    assert.equal(label(completed.text), label(done.text));
     for (const page of [done, await c.get(`/console/s/${s.serverId}/bulk/${id}`)]) {
       assert.doesNotMatch(page.text, /<script>alert|<img src=x/);
       assert.match(page.text, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
