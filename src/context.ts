@@ -13,6 +13,7 @@ import { Scheduler } from './infra/jobs/scheduler.js';
 import { createLogger, type Logger } from './infra/logger.js';
 import { createMetrics, type Metrics } from './infra/metrics.js';
 import { queueStats } from './infra/jobs/stats.js';
+import { bulkCounts } from './domain/bulk/counts.js';
 import { SendBatcher } from './domain/accepting/send-batcher.js';
 import { deliveryOptions } from './domain/delivery/options.js';
 import { SmtpPool } from './domain/delivery/smtp-pool.js';
@@ -37,7 +38,7 @@ export function createContext(config: Config, o: ContextOverrides = {}): AppCont
     onPoolWait: (ms) => metrics?.dbPoolWaitSeconds.observe(ms / 1000),
     ...o.dbOptions,
   });
-  metrics = createMetrics({ queues: () => queueStats(database, clock.now()), pool: database.poolStats }, o.processMetrics ?? false);
+  metrics = createMetrics({ queues: () => queueStats(database, clock.now()), pool: database.poolStats, bulk: () => bulkCounts(database.db) }, o.processMetrics ?? false);
   const secrets = createSecrets(o.secretKey ?? resolveSecretKey(config));
   const dns = new Resolver({ timeout: 3000, tries: 2 });
   if (config.dnsServers) dns.setServers(config.dnsServers.map((s) => (s.host.includes(':') ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`)));

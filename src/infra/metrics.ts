@@ -13,6 +13,7 @@ export interface Metrics {
   inboundMessages: Counter<'kind'>;
   groupCommitSize: Histogram<'committer'>;
   dbPoolWaitSeconds: Histogram;
+  bulkRequestsAccepted: Counter;
 }
 
 export interface MetricSources {
@@ -20,6 +21,8 @@ export interface MetricSources {
   queues?: () => Promise<Array<{ queue: string; depth: number; oldestAgeMs: number }>>;
   /** PostgreSQL pool counters, read on each scrape. */
   pool?: () => { total: number; idle: number; waiting: number };
+  /** Bulk requests per status and entries waiting to be compiled (domain/bulk/counts.ts), read on each scrape. */
+  bulk?: () => Promise<{ requests: Record<string, number>; entriesPending: number }>;
 }
 
 const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -45,6 +48,8 @@ export function createMetrics(sources: MetricSources = {}, processMetrics = true
     inboundMessages: new Counter({ ...r, name: 'mailroom_inbound_messages_total', help: 'Messages taken by the inbound SMTP listener by what they were', labelNames: ['kind'] }),
     groupCommitSize: new Histogram({ ...r, name: 'mailroom_group_commit_size', help: 'Units written per group commit', labelNames: ['committer'], buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024] }),
     dbPoolWaitSeconds: new Histogram({ ...r, name: 'mailroom_db_pool_wait_seconds', help: 'Wait for a pooled PostgreSQL connection', buckets: SECONDS }),
+    // Their messages are counted by mailroom_messages_accepted_total{source="bulk"} as the workers compile them.
+    bulkRequestsAccepted: new Counter({ ...r, name: 'mailroom_bulk_requests_accepted_total', help: 'Bulk requests (POST /email/bulk) durably stored' }),
   };
   if (sources.queues) {
     const read = sources.queues;
@@ -69,6 +74,31 @@ export function createMetrics(sources: MetricSources = {}, processMetrics = true
       async collect() {
         this.reset();
         for (const q of await snapshot().catch(() => [])) this.set({ queue: q.queue }, q.oldestAgeMs / 1000);
+      },
+    });
+  }
+  if (sources.bulk) {
+    const read = sources.bulk;
+    let pending: ReturnType<typeof read> | null = null;
+    const snapshot = () => (pending ??= read().finally(() => setImmediate(() => (pending = null))));
+    new Gauge({
+      ...r,
+      name: 'mailroom_bulk_requests',
+      help: 'Bulk requests by status (Accepted, Processing, Completed, Failed)',
+      labelNames: ['status'],
+      async collect() {
+        this.reset();
+        const b = await snapshot().catch(() => null);
+        for (const [status, n] of Object.entries(b?.requests ?? {})) this.set({ status }, n);
+      },
+    });
+    new Gauge({
+      ...r,
+      name: 'mailroom_bulk_entries_pending',
+      help: 'Entries of open bulk requests not yet compiled into messages',
+      async collect() {
+        const b = await snapshot().catch(() => null);
+        this.set(b?.entriesPending ?? 0);
       },
     });
   }

@@ -72,6 +72,7 @@ export async function submitBulk(ctx: AppContext, auth: SendAuth, body: unknown)
     }
     await enqueueJobs(trx, jobs, now);
   });
+  ctx.metrics.bulkRequestsAccepted.inc();
   ctx.runner.wake();
   return answer;
 }

@@ -3,6 +3,7 @@
 import type { AppContext } from '../app-context.js';
 import { failingGroups, type FailingGroup } from '../../infra/jobs/failing.js';
 import { queueStats } from '../../infra/jobs/stats.js';
+import { bulkCounts, type BulkCounts } from '../bulk/counts.js';
 import { listPostmaster } from '../inbound/postmaster.js';
 import { formatTlsReport, tlsReport, type TlsDestination } from './tls-report.js';
 
@@ -19,6 +20,8 @@ export interface StatusReport {
   tls: TlsDestination[];
   /** Mail kept for postmaster (domain/inbound/postmaster.ts), read with `mailroom postmaster`. */
   postmaster: { messages: number; newestAt: string | null };
+  /** Bulk requests by status and the entries still to be compiled (domain/bulk/counts.ts). */
+  bulk: BulkCounts;
 }
 
 export async function statusReport(ctx: AppContext): Promise<StatusReport> {
@@ -42,7 +45,7 @@ export async function statusReport(ctx: AppContext): Promise<StatusReport> {
   }));
   const pm = await listPostmaster(ctx, 1);
   const postmaster = { messages: pm.total, newestAt: pm.messages[0] ? new Date(pm.messages[0].receivedAt).toISOString() : null };
-  return { queues, workers, failingDestinations, pacedDestinations, tls: await tlsReport(ctx, now), postmaster };
+  return { queues, workers, failingDestinations, pacedDestinations, tls: await tlsReport(ctx, now), postmaster, bulk: await bulkCounts(ctx.db) };
 }
 
 const secs = (ms: number) => (ms < 1000 ? '0 s' : ms < 120_000 ? `${Math.round(ms / 1000)} s` : ms < 7_200_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 3_600_000)} h`);
@@ -66,5 +69,8 @@ export function formatStatus(r: StatusReport): string {
   out.push(...formatTlsReport(r.tls));
   const pm = r.postmaster;
   out.push(`Postmaster: ${pm.messages} message${pm.messages === 1 ? '' : 's'}${pm.newestAt ? ` (newest ${pm.newestAt}; read them with \`mailroom postmaster\`)` : ''}`);
+  const b = r.bulk;
+  const byStatus = Object.entries(b.requests).map(([status, n]) => `${status} ${n}`).join(', ');
+  out.push(`Bulk requests: ${byStatus}; ${b.entriesPending} entr${b.entriesPending === 1 ? 'y' : 'ies'} waiting to be compiled`);
   return `${out.join('\n')}\n`;
 }

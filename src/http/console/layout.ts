@@ -19,6 +19,7 @@ export interface PageFrame {
 
 const SERVER_PAGES: Array<[string, string]> = [
   ['activity', 'Activity'],
+  ['bulk', 'Bulk'],
   ['bounces', 'Bounces'],
   ['suppressions', 'Suppressions'],
   ['streams', 'Streams'],

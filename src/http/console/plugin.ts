@@ -13,6 +13,7 @@ import { registerLogin } from './login.js';
 import { registerActivity } from './pages/activity.js';
 import { registerAdmin } from './pages/admin.js';
 import { registerBounces } from './pages/bounces.js';
+import { registerBulk } from './pages/bulk.js';
 import { registerMessage } from './pages/message.js';
 import { registerStats } from './pages/stats.js';
 import { registerStreams } from './pages/streams.js';
@@ -96,6 +97,7 @@ export default async function consoleRoutes(app: App, ctx: AppContext): Promise<
     });
     registerActivity(r, ctx);
     registerMessage(r, ctx);
+    registerBulk(r, ctx);
     registerBounces(r, ctx);
     registerSuppressions(r, ctx);
     registerStreams(r, ctx);

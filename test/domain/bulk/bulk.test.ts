@@ -8,6 +8,7 @@ import { claimJobs } from '../../../src/infra/jobs/claim.js';
 import { expandPage } from '../../../src/domain/bulk/expand.js';
 import { BULK_EXPAND_QUEUE } from '../../../src/domain/bulk/jobs.js';
 import { finishBulkRequests } from '../../../src/domain/bulk/status.js';
+import { formatStatus, statusReport } from '../../../src/domain/operations/status.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../../helpers/smtp-sink.js';
@@ -166,5 +167,34 @@ describe('bulk email', () => {
     assert.equal(order.length, 121);
     // The transactional queue has its own slots: the reset goes in the first round (8 slots), not after 120 bulk messages.
     assert.ok(order.indexOf('reset-o@dest.example') < 8, `reset delivered at position ${order.indexOf('reset-o@dest.example')}`);
+  });
+
+  it('counts requests by status and entries waiting in `mailroom status` and /metrics', async () => {
+    const metric = async (name: string, labels = '') => {
+      const text = await s.ctx.metrics.registry.getSingleMetricAsString(name);
+      const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `));
+      return line ? Number(line.split(' ')[1]) : 0;
+    };
+    await finishBulkRequests(s.ctx, s.clock.now());
+    const before = await statusReport(s.ctx);
+    const acceptedBefore = await metric('mailroom_bulk_requests_accepted_total');
+    const res = await s.request('POST', '/email/bulk', { body: { From: 'news@example.com', Subject: 'x', TextBody: 'x', Messages: recipients(7, 'm') } });
+    assert.equal(res.status, 200, res.text);
+    const waiting = await statusReport(s.ctx);
+    assert.equal(waiting.bulk.requests.Accepted, before.bulk.requests.Accepted + 1);
+    assert.equal(waiting.bulk.entriesPending, before.bulk.entriesPending + 7);
+    assert.match(formatStatus(waiting), new RegExp(`^Bulk requests: Accepted ${waiting.bulk.requests.Accepted}, Processing \\d+, Completed \\d+, Failed \\d+; ${waiting.bulk.entriesPending} entries waiting to be compiled$`, 'm'));
+    assert.equal(await metric('mailroom_bulk_requests', '{status="Accepted"}'), waiting.bulk.requests.Accepted);
+    assert.equal(await metric('mailroom_bulk_entries_pending'), waiting.bulk.entriesPending);
+    assert.equal(await metric('mailroom_bulk_requests_accepted_total'), acceptedBefore + 1);
+    const compiledBefore = await metric('mailroom_messages_accepted_total', '{stream="broadcast",source="bulk"}');
+    await s.drain();
+    // The periodic 'bulk-finish' task marks it Completed once its last message is handed off.
+    await finishBulkRequests(s.ctx, s.clock.now());
+    const done = await statusReport(s.ctx);
+    assert.equal(done.bulk.requests.Completed, before.bulk.requests.Completed + 1);
+    assert.equal(done.bulk.entriesPending, 0);
+    assert.equal(await metric('mailroom_bulk_requests', '{status="Completed"}'), done.bulk.requests.Completed);
+    assert.equal(await metric('mailroom_messages_accepted_total', '{stream="broadcast",source="bulk"}'), compiledBefore + 7);
   });
 });

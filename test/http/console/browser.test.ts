@@ -300,9 +300,33 @@ describe('console in Chromium', () => {
     await shot('templates');
   });
 
+  it('shows a bulk request with its progress bar and its messages, the sender’s values inert', async () => {
+    const res = await s.request('POST', '/email/bulk', {
+      body: {
+        From: FROM,
+        MessageStream: 'broadcast',
+        Subject: `Spring news <img src=x onerror="fetch('${trackerUrl}/bulk')">`,
+        TextBody: 'Hello {{name}}',
+        Tag: 'newsletter',
+        Messages: Array.from({ length: 12 }, (_, i) => ({ To: `reader${i}@dest.example`, TemplateModel: { name: `Reader ${i}` } })),
+      },
+    });
+    assert.equal(res.status, 200, res.text);
+    made.bulk = res.body.Id;
+    await s.drain();
+    await page.goto(at('/bulk'));
+    await page.getByRole('img', { name: '12 of 12 compiled, 12 sent, 12 delivered, 0 bounced' }).first().waitFor();
+    await shot('bulk');
+    await page.getByRole('link', { name: `Spring news <img src=x onerror="fetch('${trackerUrl}/bulk')">` }).click();
+    await page.waitForURL(new RegExp(`/bulk/${made.bulk}`));
+    await page.getByRole('cell', { name: 'reader11@dest.example' }).waitFor();
+    await shot('bulk-request');
+    assert.ok(!hits.includes('/bulk'), hits.join(','));
+  });
+
   it('labels every control and can be used with the keyboard, on every page', async () => {
     const pages = [
-      '/activity', `/messages/${made.message}`, `/messages/${made.hostile}`, '/bounces', '/suppressions', '/streams', '/templates', `/templates/${made.template}`, '/layouts',
+      '/activity', '/bulk', `/bulk/${made.bulk}`, `/messages/${made.message}`, `/messages/${made.hostile}`, '/bounces', '/suppressions', '/streams', '/templates', `/templates/${made.template}`, '/layouts',
       '/webhooks', `/webhooks/${made.webhook}`, `/webhooks/${made.webhook}/delete`, '/stats',
     ].map(at).concat([`${s.url}/console/servers`, `${s.url}/console/senders`]);
     for (const url of pages) {
