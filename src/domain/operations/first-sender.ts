@@ -2,11 +2,9 @@
 // by whoever runs the service. `--confirmed` skips the mailed confirmation link: the operator vouches for the
 // address (a test address behind a local capture would never receive the link otherwise).
 import type { AppContext } from '../app-context.js';
-import { cancelQueuedJobs } from '../../infra/jobs/cancel.js';
 import { createDomain } from '../domains/domains.js';
 import { domainDetail } from '../domains/view.js';
 import { createSignature } from '../sender-signatures/signatures.js';
-import { SYSTEM_MAIL_QUEUE } from '../sender-signatures/system-mail-queue.js';
 
 async function firstAccountId(ctx: AppContext): Promise<number> {
   const account = await ctx.db.selectFrom('accounts').select('id').orderBy('id').limit(1).executeTakeFirst();
@@ -16,16 +14,8 @@ async function firstAccountId(ctx: AppContext): Promise<number> {
 
 export async function addSender(ctx: AppContext, email: string, o: { name: string; confirmed: boolean }): Promise<{ id: number; email: string; confirmed: boolean }> {
   const accountId = await firstAccountId(ctx);
-  const sig = await createSignature(ctx, accountId, { FromEmail: email, Name: o.name });
-  if (!o.confirmed) return { id: sig.id, email: sig.email, confirmed: false };
-  await ctx.db.transaction().execute(async (trx) => {
-    const now = ctx.clock.now();
-    await trx.updateTable('sender_signatures').set({ confirmed: 1, confirmed_at: now }).where('id', '=', sig.id).execute();
-    // The confirmation mail queued by createSignature is moot now.
-    const to = sig.email.toLowerCase();
-    await cancelQueuedJobs(trx, SYSTEM_MAIL_QUEUE, (payload) => (JSON.parse(payload) as { to?: string }).to?.toLowerCase() === to);
-  });
-  return { id: sig.id, email: sig.email, confirmed: true };
+  const sig = await createSignature(ctx, accountId, { FromEmail: email, Name: o.name }, { confirmed: o.confirmed });
+  return { id: sig.id, email: sig.email, confirmed: o.confirmed };
 }
 
 export async function addDomain(ctx: AppContext, name: string): Promise<Record<string, unknown>> {

@@ -38,7 +38,10 @@ export async function listSignatures(ctx: AppContext, accountId: number, count: 
   return { total: Number(total.n), rows };
 }
 
-export async function createSignature(ctx: AppContext, accountId: number, body: SignatureInput): Promise<SignatureRow> {
+/** `confirmed`: the operator vouches for the address (`mailroom sender add --confirmed`): stored confirmed, in
+ * the same transaction, and no confirmation mail is queued (a worker could otherwise send it before a later
+ * cancel). */
+export async function createSignature(ctx: AppContext, accountId: number, body: SignatureInput, o: { confirmed?: boolean } = {}): Promise<SignatureRow> {
   const p = parseSignatureInput(body, true);
   const email = p.email!;
   const domain = p.domain!;
@@ -70,10 +73,11 @@ export async function createSignature(ctx: AppContext, accountId: number, body: 
           return_path_domain: returnPath,
           confirm_nonce: newConfirmNonce(),
           created_at: now,
+          ...(o.confirmed ? { confirmed: 1, confirmed_at: now } : {}),
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      await enqueueConfirmation(trx, ctx, sig, now, false);
+      if (!o.confirmed) await enqueueConfirmation(trx, ctx, sig, now, false);
       return sig.id;
     });
   } catch (err) {

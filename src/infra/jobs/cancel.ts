@@ -14,14 +14,3 @@ export async function cancelJobsOfMessages(trx: Kysely<Database>, messageIds: re
   }
   return n;
 }
-
-/**
- * Deletes the jobs of `queue` that no worker has claimed and whose payload `matches` (the JSON text as
- * enqueued), inside the caller's transaction. Returns how many were deleted. A claimed job runs on.
- */
-export async function cancelQueuedJobs(trx: Kysely<Database>, queue: string, matches: (payload: string) => boolean): Promise<number> {
-  const pending = await trx.selectFrom('jobs').select(['id', 'payload']).where('queue', '=', queue).where('locked_by', 'is', null).execute();
-  const ids = pending.filter((j) => matches(j.payload)).map((j) => j.id);
-  for (let i = 0; i < ids.length; i += 500) await trx.deleteFrom('jobs').where('id', 'in', ids.slice(i, i + 500)).execute();
-  return ids.length;
-}
