@@ -25,8 +25,11 @@ describe('lease heartbeat', () => {
     let openGate!: () => void;
     const gate = new Promise<void>((r) => (openGate = r));
     let runs = 0;
+    // One job at a time: with room for more, this runner's own 10 ms poll could take its expired job back
+    // before the other worker's claim below (seen once in CI on PostgreSQL).
     runner.register({
       queue,
+      concurrency: 1,
       handle: async (job) => {
         runs++;
         await gate;
