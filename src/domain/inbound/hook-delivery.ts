@@ -1,7 +1,7 @@
 // The worker side of inbound processing: one 'inbound-hook' job per message, POSTed to the server's
 // InboundHookUrl through the webhook machinery (the same address guard and poster, HTTP basic auth from
 // the URL's user:password, the same retry schedule and the rule that a 403 stops retrying). Each attempt
-// is recorded (inbound_attempts) with the message's new status and the job's next run in one group commit.
+// is recorded (inbound_attempts, with the first 512 bytes of the answer whatever its status) with the message's new status and the job's next run in one group commit.
 // Once the application has the message, its attachment content and raw source are dropped.
 import type { AppContext } from '../app-context.js';
 import { CommitBatcher, inTransaction } from '../../infra/db/commit-batcher.js';
@@ -93,7 +93,7 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
       if (Number(res.numUpdatedRows) > 0) {
         await trx
           .insertInto('inbound_attempts')
-          .values({ inbound_id: m.id, attempt, outcome, status_code: r.status, error, started_at: startedAt, duration_ms: r.durationMs })
+          .values({ inbound_id: m.id, attempt, outcome, status_code: r.status, error, started_at: startedAt, duration_ms: r.durationMs, response_excerpt: r.body ?? null })
           .execute();
       }
       if (nextAt !== null) await rescheduleJob(trx, job.id, nextAt, r.error);

@@ -41,7 +41,7 @@ interface Row {
 }
 
 /** The search item: the hosted service's InboundMessage (no bodies, attachments without content). */
-function summary(r: Row) {
+export function summary(r: Row) {
   const p = JSON.parse(r.payload) as InboundPayload;
   return {
     From: p.From,
@@ -67,7 +67,10 @@ function summary(r: Row) {
   };
 }
 
-export async function searchInbound(ctx: AppContext, serverId: number, f: InboundFilters) {
+export type InboundFilterFields = Omit<InboundFilters, 'count' | 'offset'>;
+
+/** The server's inbound messages narrowed by the API's filters (a 422 for an unknown status or a bad date). */
+export function filteredInbound(ctx: AppContext, serverId: number, f: InboundFilterFields) {
   let status: string | undefined;
   if (f.status) {
     status = STATUS_BY_LOWER.get(f.status.toLowerCase());
@@ -84,6 +87,11 @@ export async function searchInbound(ctx: AppContext, serverId: number, f: Inboun
   if (f.mailboxhash) q = q.where('mailbox_hash', '=', f.mailboxhash);
   if (from !== null) q = q.where('received_at', '>=', from);
   if (to !== null) q = q.where('received_at', '<=', to);
+  return q;
+}
+
+export async function searchInbound(ctx: AppContext, serverId: number, f: InboundFilters) {
+  const q = filteredInbound(ctx, serverId, f);
   const [total, rows] = await Promise.all([
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     q.select(['id', 'status', 'payload', 'received_at', 'blocked_reason']).orderBy('received_at', 'desc').orderBy('id', 'desc').limit(f.count).offset(f.offset).execute(),
@@ -107,7 +115,7 @@ export async function inboundDetails(ctx: AppContext, serverId: number, id: stri
   const p = JSON.parse(row.payload) as InboundPayload;
   const attempts = await ctx.db
     .selectFrom('inbound_attempts')
-    .select(['attempt', 'outcome', 'status_code', 'error', 'started_at'])
+    .select(['attempt', 'outcome', 'status_code', 'error', 'started_at', 'duration_ms', 'response_excerpt'])
     .where('inbound_id', '=', row.id)
     .orderBy('attempt')
     .execute();
@@ -121,7 +129,16 @@ export async function inboundDetails(ctx: AppContext, serverId: number, id: stri
     BlockedReason: row.blocked_reason,
     SpamScore: row.spam_score,
     // The delivery log (beyond the hosted service): each POST to InboundHookUrl and its answer.
-    HookAttempts: attempts.map((a) => ({ Attempt: a.attempt, Outcome: a.outcome, ResponseCode: a.status_code, Error: a.error, AttemptedAt: iso(a.started_at) })),
+    HookAttempts: attempts.map((a) => ({
+      Attempt: a.attempt,
+      Outcome: a.outcome,
+      ResponseCode: a.status_code,
+      Error: a.error,
+      AttemptedAt: iso(a.started_at),
+      DurationMs: a.duration_ms,
+      // The first 512 bytes of the application's answer (null: no answer came, or recorded before 0033).
+      Response: a.response_excerpt,
+    })),
   };
 }
 

@@ -13,6 +13,8 @@ export interface PostResult {
   durationMs: number;
   /** Retrying cannot help (the address guard refused the target): the notification fails at once. */
   permanent: boolean;
+  /** The first bytes of the response body (at most KEEP_BODY, decoded as UTF-8), when an answer came. */
+  body?: string;
 }
 
 export interface Poster {
@@ -33,11 +35,12 @@ export function createPoster(ctx: AppContext, maxSocketsPerHost = 8, o: { creden
   return {
     post(url, headers, body, timeoutMs) {
       const started = Date.now();
-      const done = (status: number | null, error: string | null, permanent = false): PostResult => ({
+      const done = (status: number | null, error: string | null, permanent = false, body?: string): PostResult => ({
         status,
         error,
         durationMs: Date.now() - started,
         permanent,
+        ...(body === undefined ? {} : { body }),
       });
       // The save-time check again: a row stored before a rule was added must not slip through.
       const refused = checkTargetUrl(url, ctx.config.webhookAllowPrivate, o);
@@ -92,7 +95,7 @@ export function createPoster(ctx: AppContext, maxSocketsPerHost = 8, o: { creden
           res.on('end', () => {
             const status = res.statusCode ?? 0;
             const text = Buffer.concat(chunks).toString('utf8').slice(0, KEEP_BODY);
-            finish(done(status, status >= 200 && status < 300 ? null : `HTTP ${status}${text ? `: ${text}` : ''}`));
+            finish(done(status, status >= 200 && status < 300 ? null : `HTTP ${status}${text ? `: ${text}` : ''}`, false, text));
           });
           res.on('error', (err) => finish(done(res.statusCode ?? null, err.message)));
         });

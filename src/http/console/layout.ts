@@ -20,6 +20,7 @@ export interface PageFrame {
 const SERVER_PAGES: Array<[string, string]> = [
   ['activity', 'Activity'],
   ['bulk', 'Bulk'],
+  ['inbound', 'Inbound'],
   ['bounces', 'Bounces'],
   ['suppressions', 'Suppressions'],
   ['streams', 'Streams'],

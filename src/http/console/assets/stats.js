@@ -19,4 +19,8 @@
   var names = Object.keys(data.series);
   draw('chart-volume', names, names.map(function (n) { return data.series[n]; }));
   draw('chart-rate', ['Bounce rate %'], [data.bounceRate]);
+  if (data.inbound) {
+    var inNames = Object.keys(data.inbound);
+    draw('chart-inbound', inNames, inNames.map(function (n) { return data.inbound[n]; }));
+  }
 })();

@@ -43,4 +43,6 @@ export interface InboundAttemptsTable {
   error: string | null;
   started_at: number;
   duration_ms: number;
+  /** The first bytes of the application's answer (migration 0033); null before it or when none came. */
+  response_excerpt: WithDefault<string | null>;
 }
