@@ -23,6 +23,7 @@ import { inlineCss } from '../../src/domain/templates/inline-css.js';
 import { insertPixel, rewriteHtmlLinks } from '../../src/domain/tracking/html.js';
 import { relaxedBody } from '../../src/infra/dkim/canonicalize.js';
 import { parseAddressList } from '../../src/infra/mime/address.js';
+import { escape, showControls } from '../../src/http/console/html.js';
 
 const MB = 1024 * 1024;
 const BOUND_MS = 2000;
@@ -109,5 +110,10 @@ describe('a megabyte of the worst case, through every pattern a sender reaches',
       PostalMime.parse(message('Content-Type: multipart/mixed; boundary="b"\r\n', '--b\r\nContent-Type: text/plain\r\n\r\n' + '--\r\n'.repeat(MB / 16))),
     );
     await linear('address fragments', () => PostalMime.parse(message(`Cc: ${mb('a@a@')}\r\n`, 'x')));
+  });
+
+  it('console: escaping and the bidirectional-override marks of inbound names and subjects', async () => {
+    await linear('overrides', () => showControls(mb('\u202e\u2066')));
+    await linear('markup', () => escape(mb('<&"\'`')));
   });
 });

@@ -39,3 +39,13 @@ export function query(params: Record<string, string | number | undefined | null>
   const s = u.toString();
   return s ? `?${s}` : '';
 }
+
+// Bidirectional overrides, embeddings and isolates (U+202A-U+202E, U+2066-U+2069): in a name they make
+// "gnp.exe" read "exe.png". Escaping leaves them working, so sender-controlled names show them as a visible
+// mark instead. The implicit marks (U+200E, U+200F) are kept: right-to-left text uses them legitimately.
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
+
+/** The text with every bidirectional override shown as "[U+202E]" (one pass, linear in its length). */
+export function showControls(text: string): string {
+  return text.replace(BIDI_CONTROLS, (c) => `[U+${c.charCodeAt(0).toString(16).toUpperCase()}]`);
+}

@@ -6,7 +6,7 @@
 import type { AppContext } from '../../../domain/app-context.js';
 import { INBOUND_STATUS } from '../../../domain/inbound/hook-queue.js';
 import { bypassInbound, inboundDetails, retryInbound } from '../../../domain/inbound/query.js';
-import { html, query, type Html } from '../html.js';
+import { html, query, showControls as v, type Html } from '../html.js';
 import { csrf, page, when } from '../layout.js';
 import { redirectWith, type ConsoleRouter } from '../router.js';
 import { bodyCsp } from './message.js';
@@ -14,7 +14,7 @@ import { bodyCsp } from './message.js';
 type Details = Awaited<ReturnType<typeof inboundDetails>>;
 type Addr = { Email: string; Name: string };
 
-const addresses = (list: Addr[]): Html => html`${list.map((a, i) => html`${i ? ', ' : ''}${a.Name ? html`<bdi>${a.Name}</bdi> ` : ''}&lt;<bdi>${a.Email}</bdi>&gt;`)}`;
+const addresses = (list: Addr[]): Html => html`${list.map((a, i) => html`${i ? ', ' : ''}${a.Name ? html`<bdi>${v(a.Name)}</bdi> ` : ''}&lt;<bdi>${v(a.Email)}</bdi>&gt;`)}`;
 
 /** The verdicts mailroom added on receipt (authserv-id = the inbound domain; others' are just headers). */
 function verdicts(m: Details, inboundDomain: string): Html {
@@ -22,7 +22,7 @@ function verdicts(m: Details, inboundDomain: string): Html {
     (h) => (/^authentication-results$/i.test(h.Name) && h.Value.trim().toLowerCase().startsWith(`${inboundDomain.toLowerCase()};`)) || /^received-spf$/i.test(h.Name),
   );
   const spam = m.Headers.filter((h) => /^x-spam-(status|score|tests)$/i.test(h.Name));
-  return html`<dl class="summary">
+  return html`<dl class="summary verdicts">
 ${own.map((h) => html`<dt>${h.Name}</dt><dd><code class="wrap">${h.Value}</code></dd>`)}
 <dt>Spam score</dt><dd>${m.SpamScore === null ? html`<span class="muted">not scored (no spamd configured)</span>` : String(m.SpamScore)}</dd>
 ${spam.map((h) => html`<dt>${h.Name}</dt><dd><code class="wrap">${h.Value}</code></dd>`)}
@@ -33,8 +33,8 @@ function hookLog(m: Details): Html {
   if (m.HookAttempts.length === 0) return html`<p class="muted">Not posted yet${m.Status === INBOUND_STATUS.blocked ? ' (blocked messages are not posted)' : ''}.</p>`;
   return html`<table class="list" id="hook-log"><thead><tr><th scope="col">Attempted</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">HTTP status</th><th scope="col">Time</th><th scope="col">Response</th></tr></thead><tbody>
 ${m.HookAttempts.map(
-  (a) => html`<tr><td class="nowrap">${when(a.AttemptedAt)}</td><td>${a.Attempt}</td><td><span class="status status-${a.Outcome.toLowerCase()}">${a.Outcome}</span></td><td>${a.ResponseCode ?? 'no answer'}</td><td class="nowrap">${a.DurationMs} ms</td>
-<td>${a.Response ? html`<pre class="excerpt">${a.Response}</pre>` : a.Error ? html`<span class="muted">${a.Error.slice(0, 600)}</span>` : html`<span class="muted">(empty)</span>`}</td></tr>`,
+  (a) => html`<tr><td class="nowrap">${when(a.AttemptedAt)}</td><td data-label="Attempt">${a.Attempt}</td><td><span class="status status-${a.Outcome.toLowerCase()}">${a.Outcome}</span></td><td data-label="HTTP status">${a.ResponseCode ?? 'no answer'}</td><td class="nowrap" data-label="Time">${a.DurationMs} ms</td>
+<td>${a.Response ? html`<pre class="excerpt">${v(a.Response)}</pre>` : a.Error ? html`<span class="muted">${a.Error.slice(0, 600)}</span>` : html`<span class="muted">(empty)</span>`}</td></tr>`,
 )}</tbody></table>`;
 }
 
@@ -53,12 +53,12 @@ ${m.Status === INBOUND_STATUS.failed ? html`<div class="card failed" role="note"
   <dt>From</dt><dd>${addresses([m.FromFull])}</dd>
   <dt>To</dt><dd>${addresses(m.ToFull)}</dd>
   ${m.CcFull.length ? html`<dt>Cc</dt><dd>${addresses(m.CcFull)}</dd>` : ''}${m.BccFull.length ? html`<dt>Bcc</dt><dd>${addresses(m.BccFull)}</dd>` : ''}
-  ${m.ReplyTo ? html`<dt>Reply-To</dt><dd><bdi>${m.ReplyTo}</bdi></dd>` : ''}
-  <dt>Subject</dt><dd><bdi>${m.Subject}</bdi></dd>
-  <dt>Date</dt><dd><bdi>${m.Date}</bdi></dd><dt>Received</dt><dd>${when(m.ReceivedAt)}</dd>
+  ${m.ReplyTo ? html`<dt>Reply-To</dt><dd><bdi>${v(m.ReplyTo)}</bdi></dd>` : ''}
+  <dt>Subject</dt><dd><bdi>${v(m.Subject)}</bdi></dd>
+  <dt>Date</dt><dd><bdi>${v(m.Date)}</bdi></dd><dt>Received</dt><dd>${when(m.ReceivedAt)}</dd>
   <dt>Status</dt><dd><span class="status status-${m.Status.toLowerCase()}">${m.Status}</span></dd>
-  <dt>Original recipient</dt><dd><bdi>${m.OriginalRecipient}</bdi></dd>
-  <dt>MailboxHash</dt><dd><bdi>${m.MailboxHash}</bdi></dd><dt>Tag</dt><dd><bdi>${m.Tag}</bdi></dd>
+  <dt>Original recipient</dt><dd><bdi>${v(m.OriginalRecipient)}</bdi></dd>
+  <dt>MailboxHash</dt><dd><bdi>${v(m.MailboxHash)}</bdi></dd><dt>Tag</dt><dd><bdi>${v(m.Tag)}</bdi></dd>
   <dt>Stream</dt><dd>${m.MessageStream}</dd><dt>Message ID</dt><dd><code>${m.MessageID}</code></dd>
 </dl>
 <h2>Authentication and spam</h2>${verdicts(m, ctx.config.inboundDomain)}
@@ -72,10 +72,10 @@ ${
     : html`<p class="muted">No HTML part.</p>`
 }
 <details${m.HtmlBody ? '' : html` open`}><summary>Text body</summary><pre class="text-part">${m.TextBody || '(no text part)'}</pre></details>
-<details><summary>Headers (${m.Headers.length})</summary><table class="list headers"><tbody>${m.Headers.map((h) => html`<tr><th scope="row">${h.Name}</th><td><code class="wrap">${h.Value}</code></td></tr>`)}</tbody></table></details>
+<details><summary>Headers (${m.Headers.length})</summary><table class="list headers"><tbody>${m.Headers.map((h) => html`<tr><th scope="row">${v(h.Name)}</th><td><code class="wrap">${v(h.Value)}</code></td></tr>`)}</tbody></table></details>
 <h2>Attachments</h2>
-${m.Attachments.length ? html`<ul class="attachments">${m.Attachments.map((a) => html`<li><bdi>${a.Name}</bdi> <span class="muted">(${a.ContentType}, ${a.ContentLength.toLocaleString('en')} bytes)</span></li>`)}</ul>` : html`<p class="muted">None.</p>`}`;
-    return page(c.frame(m.Subject || '(no subject)', 'inbound'), body);
+${m.Attachments.length ? html`<ul class="attachments">${m.Attachments.map((a) => html`<li><bdi>${v(a.Name)}</bdi> <span class="muted">(${a.ContentType}, ${a.ContentLength.toLocaleString('en')} bytes)</span></li>`)}</ul>` : html`<p class="muted">None.</p>`}`;
+    return page(c.frame(v(m.Subject) || '(no subject)', 'inbound'), body);
   });
 
   // The HTML body alone, for the sandboxed frame: no script, no remote loads unless asked for.

@@ -1,12 +1,13 @@
 // Inbound: a server's inbound messages newest first, with the inbound API's filters (recipient, from, subject,
 // MailboxHash, status, tag, dates), keyset pages (domain/inbound/feed.ts) and new arrivals fetched by the
 // page's script (the same live mechanism as Activity). Every sender-controlled value is escaped by html``
-// and isolated with <bdi>, so a right-to-left override in a name cannot reorder the rest of the row.
+// and isolated with <bdi>, and its bidirectional overrides are shown as marks (html.ts showControls), so a
+// right-to-left override can neither disguise a name nor reorder the rest of the row.
 import type { AppContext } from '../../../domain/app-context.js';
 import { ApiError } from '../../../domain/errors.js';
 import { inboundFeed, type FeedCursor, type FeedItem, type FeedRequest } from '../../../domain/inbound/feed.js';
 import { INBOUND_STATUS } from '../../../domain/inbound/hook-queue.js';
-import { html, query, type Html } from '../html.js';
+import { html, query, showControls as v, type Html } from '../html.js';
 import { page, when } from '../layout.js';
 import type { ConsoleRouter } from '../router.js';
 
@@ -27,9 +28,9 @@ function request(q: Record<string, string>): Omit<FeedRequest, 'before' | 'after
 export function inboundRows(serverId: number, items: FeedItem[]): Html {
   return html`${items.map(
     (m) => html`<tr data-cursor="${m.cursor}">
-<td class="nowrap">${when(m.ReceivedAt)}</td><td>${m.FromName ? html`<bdi>${m.FromName}</bdi> ` : ''}<span class="muted">&lt;<bdi>${m.From}</bdi>&gt;</span></td><td><bdi>${m.OriginalRecipient}</bdi></td>
-<td><a href="/console/s/${serverId}/inbound/messages/${m.MessageID}"><bdi>${m.Subject || '(no subject)'}</bdi></a></td>
-<td><span class="status status-${m.Status.toLowerCase()}"${m.BlockedReason ? html` title="${m.BlockedReason}"` : ''}>${m.Status}</span></td><td><bdi>${m.Tag}</bdi></td><td><bdi>${m.MailboxHash}</bdi></td></tr>`,
+<td class="nowrap">${when(m.ReceivedAt)}</td><td>${m.FromName ? html`<bdi>${v(m.FromName)}</bdi> ` : ''}<span class="muted">&lt;<bdi>${v(m.From)}</bdi>&gt;</span></td><td><bdi>${v(m.OriginalRecipient)}</bdi></td>
+<td><a href="/console/s/${serverId}/inbound/messages/${m.MessageID}"><bdi>${v(m.Subject) || '(no subject)'}</bdi></a></td>
+<td><span class="status status-${m.Status.toLowerCase()}"${m.BlockedReason ? html` title="${m.BlockedReason}"` : ''}>${m.Status}</span></td><td><bdi>${v(m.Tag)}</bdi></td><td><bdi>${v(m.MailboxHash)}</bdi></td></tr>`,
   )}`;
 }
 
