@@ -87,7 +87,7 @@ describe('console: inbound', () => {
     assert.match(p.text, /invoice-77\.pdf<\/bdi> <span class="muted">\(application\/pdf, 1,234 bytes\)/);
     assert.match(p.text, /<dt>Authentication-Results<\/dt><dd><code class="wrap">[^<]*spf=pass/);
     assert.match(p.text, /not scored \(no spamd configured\)/);
-    assert.match(p.text, /<table class="list" id="hook-log">[\s\S]*status-delivered">delivered<\/span><\/td><td>200<\/td>[\s\S]*<pre class="excerpt">ok<\/pre>/);
+    assert.match(p.text, /<table class="list" id="hook-log">[\s\S]*status-delivered">delivered<\/span><\/td><td data-label="HTTP status">200<\/td>[\s\S]*<pre class="excerpt">ok<\/pre>/);
     assert.match(p.text, /<iframe id="html-preview" class="preview" title="HTML body of the message" sandbox src="[^"]+\/body"><\/iframe>/);
     const body = await admin.get(at(`/inbound/messages/${id}/body`));
     assert.match(body.text, /<p>Attached\.<\/p>/);
@@ -136,7 +136,7 @@ describe('console: inbound', () => {
     assert.equal(await status(id), 'Processed');
     const done = await admin.get(at(`/inbound/messages/${id}`));
     assert.doesNotMatch(done.text, /Bypass and post it/);
-    assert.match(done.text, /<td>200<\/td>/);
+    assert.match(done.text, /<td data-label="HTTP status">200<\/td>/);
     // Bypassing again is refused with the reason, back on the page.
     const twice = await admin.request('POST', at(`/inbound/messages/${id}/bypass`), { _csrf: admin.csrf });
     assert.equal(twice.status, 422);
@@ -156,7 +156,7 @@ describe('console: inbound', () => {
     await t.s.drain();
     assert.equal(await status(id), 'Failed');
     const failed = await admin.get(at(`/inbound/messages/${id}`));
-    assert.match(failed.text, /<td>403<\/td>[\s\S]*<pre class="excerpt">status 403<\/pre>/);
+    assert.match(failed.text, /<td data-label="HTTP status">403<\/td>[\s\S]*<pre class="excerpt">status 403<\/pre>/);
     assert.equal((await viewer.post(at(`/inbound/messages/${id}/retry`))).status, 403);
 
     t.app.respond(200);
@@ -186,5 +186,25 @@ describe('console: inbound', () => {
     assert.deepEqual(data.inbound.Received, [5]);
     const past = await admin.get(at('/stats?fromdate=2001-01-01&todate=2001-01-03'));
     assert.match(past.text, /<span class="value">0<\/span><span class="label">Received<\/span>/);
+  });
+
+  it('keeps each server to its own inbound mail and rules', async () => {
+    const other = await t.s.request('POST', '/servers', { body: { Name: 'Other app' }, accountToken: t.s.accountToken });
+    assert.equal(other.status, 200, other.text);
+    const sid = other.body.ID as number;
+    await t.s.request('POST', '/triggers/inboundrules', { body: { Rule: 'first-server-only.example' } });
+    const answer = await sendInbound(t.s, { from: 'x@first-server-only.example', to: t.address, subject: 'For the first server' }, [t.address]);
+    const id = idOf(answer);
+    const theirs = (path: string) => `/console/s/${sid}${path}`;
+    assert.doesNotMatch((await admin.get(theirs('/inbound'))).text, /For the first server/);
+    assert.match((await admin.get(theirs('/inbound'))).text, /No inbound messages match/);
+    assert.equal((await admin.get(theirs(`/inbound/messages/${id}`))).status, 422);
+    assert.equal((await admin.get(theirs(`/inbound/messages/${id}/body`))).status, 422);
+    assert.equal((await admin.request('POST', theirs(`/inbound/messages/${id}/bypass`), { _csrf: admin.csrf })).status, 422);
+    assert.equal(await status(id), 'Blocked');
+    assert.doesNotMatch((await admin.get(theirs('/inbound/rules'))).text, /first-server-only/);
+    const ruleId = (await t.s.request('GET', '/triggers/inboundrules?count=50&offset=0')).body.InboundRules.find((r: { Rule: string }) => r.Rule === 'first-server-only.example').ID;
+    assert.equal((await admin.request('POST', theirs(`/inbound/rules/${ruleId}/remove`), { _csrf: admin.csrf })).status, 422); // the API's answer to another server's rule id
+    assert.equal((await t.s.request('GET', '/triggers/inboundrules?count=50&offset=0')).body.TotalCount, 1);
   });
 });
