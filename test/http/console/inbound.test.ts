@@ -119,6 +119,7 @@ describe('console: inbound', () => {
     await t.s.drain();
     assert.equal(await status(id), 'Blocked');
     assert.equal(posted('Buy now'), 0);
+    assert.match((await admin.get(at(`/inbound/messages/${id}`))).text, /id="hook-none">Not posted: blocked messages are not posted unless bypassed\./);
     const p = await admin.get(at(`/inbound/messages/${id}`));
     assert.match(p.text, /<p id="blocked-reason">Blocked by the inbound rule &#39;spam\.example&#39;\.<\/p>/);
     assert.match(p.text, /Bypass and post it/);

@@ -30,7 +30,15 @@ ${spam.map((h) => html`<dt>${h.Name}</dt><dd><code class="wrap">${h.Value}</code
 }
 
 function hookLog(m: Details): Html {
-  if (m.HookAttempts.length === 0) return html`<p class="muted">Not posted yet${m.Status === INBOUND_STATUS.blocked ? ' (blocked messages are not posted)' : ''}.</p>`;
+  if (m.HookAttempts.length === 0) {
+    const why =
+      m.Status === INBOUND_STATUS.blocked
+        ? 'Not posted: blocked messages are not posted unless bypassed.'
+        : m.Status === INBOUND_STATUS.processed
+          ? 'Not posted: the server had no InboundHookUrl when it arrived, so it is kept for the API and this page only.'
+          : 'Not posted yet: it is queued for the InboundHookUrl.';
+    return html`<p class="muted" id="hook-none">${why}</p>`;
+  }
   return html`<table class="list" id="hook-log"><thead><tr><th scope="col">Attempted</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">HTTP status</th><th scope="col">Time</th><th scope="col">Response</th></tr></thead><tbody>
 ${m.HookAttempts.map(
   (a) => html`<tr><td class="nowrap">${when(a.AttemptedAt)}</td><td data-label="Attempt">${a.Attempt}</td><td><span class="status status-${a.Outcome.toLowerCase()}">${a.Outcome}</span></td><td data-label="HTTP status">${a.ResponseCode ?? 'no answer'}</td><td class="nowrap" data-label="Time">${a.DurationMs} ms</td>

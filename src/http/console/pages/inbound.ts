@@ -61,7 +61,7 @@ export function registerInbound(r: ConsoleRouter, ctx: AppContext): void {
 </form>
 ${refused ? html`<p class="error" role="alert">${refused}</p>` : ''}
 <p class="muted">Mail received for this server's inbound address, newest first.${live ? html` <span class="live" id="live-state" role="status">Live: new messages appear here.</span>` : ''}</p>
-<table class="list"><thead><tr><th scope="col">Received</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th><th scope="col">Tag</th><th scope="col">MailboxHash</th></tr></thead>
+<table class="list inbound"><thead><tr><th scope="col">Received</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th><th scope="col">Tag</th><th scope="col">MailboxHash</th></tr></thead>
 <tbody id="inbound-rows"${live ? html` data-live="${live}"` : ''}>${inboundRows(c.server.id, items)}</tbody></table>
 ${items.length === 0 && !refused ? html`<p class="empty">No inbound messages match.</p>` : ''}
 <nav class="pager" aria-label="Pages">${before ? html`<a href="${base}${query(filters)}">Newest</a>` : ''}${older ? html`<a href="${older}" rel="next">Older messages</a>` : ''}</nav>`;
