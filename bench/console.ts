@@ -17,9 +17,12 @@ import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { buildApp } from '../src/http/app.js';
+import { benchInboundId, INBOUND_STEP, loadInboundSql } from './inbound-data.js';
 import { benchMessageId, loadSql, STEP, T0 } from './search-data.js';
 
 const N = Number(process.env.BENCH_MESSAGES ?? 1_000_000);
+/** Inbound messages of the Inbound pages (issue 26). */
+const M = Number(process.env.BENCH_INBOUND ?? 200_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const DBS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',');
 const PG_URL = process.env.MAILROOM_BENCH_PG_URL ?? process.env.MAILROOM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -55,8 +58,9 @@ async function run(dialect: string): Promise<void> {
     const other = await ctx.db.insertInto('servers').values({ account_id: servers[0].account_id, name: 'Other', created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
     const t = Date.now();
     for (const q of loadSql(ctx, sid, other.id, N)) await q.execute(ctx.db);
-    if (admin) await sql`vacuum analyze messages, message_recipients`.execute(ctx.db);
-    console.log(`\n${dialect}: loaded ${N.toLocaleString('en')} messages in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    for (const q of loadInboundSql(ctx, sid, other.id, M)) await q.execute(ctx.db);
+    if (admin) await sql`vacuum analyze messages, message_recipients, inbound_messages, inbound_attempts`.execute(ctx.db);
+    console.log(`\n${dialect}: loaded ${N.toLocaleString('en')} messages and ${M.toLocaleString('en')} inbound messages in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     await addUser(ctx.db, { email: 'bench@example.com', role: 'admin', password: 'bench password 1' }, Date.now());
     const session = await signIn(ctx.db, 'bench@example.com', 'bench password 1', Date.now());
     if (session.kind !== 'ok') throw new Error('sign-in failed');
@@ -92,6 +96,20 @@ async function run(dialect: string): Promise<void> {
     await measure('message page', (i) => `${s}/messages/${id(mine(i))}`);
     await measure('message body frame', (i) => `${s}/messages/${id(mine(i))}/body`);
     for (const p of ['bounces', 'suppressions', 'streams', 'templates', 'webhooks', 'stats']) await measure(p, () => `${s}/${p}`);
+    // Inbound (issue 26): server A's inbound messages (n not a multiple of 20).
+    const inMine = (i: number) => { const n = 1 + ((i * 7919) % (M - 1)); return n % 20 === 0 ? n + 1 : n; };
+    const inCursor = (i: number) => { const n = inMine(i); return `${T0 + n * INBOUND_STEP}.${benchInboundId(n)}`; };
+    await measure('inbound, newest', () => `${s}/inbound`);
+    await measure('inbound, older page (keyset, anywhere)', (i) => `${s}/inbound?before=${inCursor(i)}`);
+    await measure('inbound, live (new since newest)', () => `${s}/inbound/live?after=${T0 + M * INBOUND_STEP}.${benchInboundId(M)}`);
+    await measure('inbound blocked', () => `${s}/inbound?status=blocked`);
+    await measure('inbound by tag', (i) => `${s}/inbound?tag=tag${i % 20}`);
+    await measure('inbound by MailboxHash (1 in 2,000)', (i) => `${s}/inbound?mailboxhash=t${(i * 2) % 1000}`);
+    await measure('inbound by sender (contains, 1 in 5,000)', (i) => `${s}/inbound?fromemail=customer${(i * 37) % 5000}@`);
+    await measure('inbound by date (one day)', (i) => `${s}/inbound?fromdate=${day(1 + (i % 40))}&todate=${day(1 + (i % 40))}`);
+    await measure('inbound message page', (i) => `${s}/inbound/messages/${benchInboundId(inMine(i))}`);
+    await measure('inbound rules', () => `${s}/inbound/rules`);
+    await measure('stats (a year, with inbound by day)', () => `${s}/stats?fromdate=${day(-300)}&todate=${day(60)}`);
     await measure('servers (admin)', () => '/console/servers');
     await measure('senders & domains (admin)', () => '/console/senders');
     await app.close();
@@ -105,6 +123,6 @@ async function run(dialect: string): Promise<void> {
   }
 }
 
-console.log(`bench/console: ${N.toLocaleString('en')} messages, ${RUNS} runs per page, ceiling p95 < ${CEILING_MS} ms`);
+console.log(`bench/console: ${N.toLocaleString('en')} messages, ${M.toLocaleString('en')} inbound, ${RUNS} runs per page, ceiling p95 < ${CEILING_MS} ms`);
 for (const d of DBS) await run(d.trim());
 process.exit(0);

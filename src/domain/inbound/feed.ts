@@ -1,13 +1,25 @@
 // The console's Inbound page: a server's inbound messages newest first, with the API's filters, in keyset
 // pages (received_at, id) over the index inbound_messages_server_time, so the thousandth page costs what the
 // first does, and the messages after the newest one shown (new arrivals, fetched by the page's script).
+// A substring filter (recipient, from, subject: no index serves "contains") reads at most SCAN_WINDOW
+// messages per page and says where it stopped, so a search matching nothing costs the same as one page
+// instead of a read of every message the server ever received.
 import type { AppContext } from '../app-context.js';
 import { iso } from '../../infra/time.js';
 import { filteredInbound, type InboundFilterFields } from './query.js';
 
 export interface FeedCursor {
   at: number;
+  /** '' for "everything received before `at`" (where a bounded search stopped). */
   id: string;
+}
+
+export const SCAN_WINDOW = 20_000;
+
+export interface FeedPage {
+  items: FeedItem[];
+  /** Set when a substring search stopped at its window before finding a page: continue before this. */
+  searchedTo?: FeedCursor;
 }
 
 export interface FeedRequest extends InboundFilterFields {
@@ -33,16 +45,29 @@ export interface FeedItem {
   cursor: string;
 }
 
-export async function inboundFeed(ctx: AppContext, serverId: number, r: FeedRequest): Promise<FeedItem[]> {
+/** The received_at of the SCAN_WINDOW-th newest message before the cursor (index only), if there are more. */
+async function windowStart(ctx: AppContext, serverId: number, before: FeedCursor | undefined): Promise<number | null> {
+  let q = ctx.db.selectFrom('inbound_messages').select('received_at').where('server_id', '=', serverId);
+  if (before) q = q.where('received_at', before.id === '' ? '<' : '<=', before.at);
+  const row = await q.orderBy('received_at', 'desc').offset(SCAN_WINDOW - 1).limit(1).executeTakeFirst();
+  return row ? Number(row.received_at) : null;
+}
+
+export async function inboundFeed(ctx: AppContext, serverId: number, r: FeedRequest): Promise<FeedPage> {
   let q = filteredInbound(ctx, serverId, r);
+  // The bound on received_at alone first, so that both databases seek the index to it; the OR only
+  // settles ties at that instant.
   if (r.before) {
     const b = r.before;
-    q = q.where((eb) => eb.or([eb('received_at', '<', b.at), eb.and([eb('received_at', '=', b.at), eb('id', '<', b.id)])]));
+    q = b.id === '' ? q.where('received_at', '<', b.at) : q.where('received_at', '<=', b.at).where((eb) => eb.or([eb('received_at', '<', b.at), eb('id', '<', b.id)]));
   }
   if (r.after) {
     const a = r.after;
-    q = q.where((eb) => eb.or([eb('received_at', '>', a.at), eb.and([eb('received_at', '=', a.at), eb('id', '>', a.id)])]));
+    q = q.where('received_at', '>=', a.at).where((eb) => eb.or([eb('received_at', '>', a.at), eb('id', '>', a.id)]));
   }
+  const bounded = !r.after && Boolean(r.recipient || r.fromemail || r.subject);
+  const from = bounded ? await windowStart(ctx, serverId, r.before) : null;
+  if (from !== null) q = q.where('received_at', '>=', from);
   // Arrivals are taken oldest first, so that a burst larger than one fetch is picked up by the next one.
   const dir = r.after ? 'asc' : 'desc';
   const rows = await q
@@ -52,7 +77,7 @@ export async function inboundFeed(ctx: AppContext, serverId: number, r: FeedRequ
     .limit(r.limit)
     .execute();
   if (r.after) rows.reverse();
-  return rows.map((m) => ({
+  const items = rows.map((m) => ({
     MessageID: m.id,
     From: m.from_email,
     FromName: m.from_name,
@@ -65,4 +90,5 @@ export async function inboundFeed(ctx: AppContext, serverId: number, r: FeedRequ
     ReceivedAt: iso(Number(m.received_at)) ?? '',
     cursor: `${Number(m.received_at)}.${m.id}`,
   }));
+  return from !== null && items.length < r.limit ? { items, searchedTo: { at: from, id: '' } } : { items };
 }

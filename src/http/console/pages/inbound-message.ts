@@ -21,7 +21,9 @@ function verdicts(m: Details, inboundDomain: string): Html {
   const own = m.Headers.filter(
     (h) => (/^authentication-results$/i.test(h.Name) && h.Value.trim().toLowerCase().startsWith(`${inboundDomain.toLowerCase()};`)) || /^received-spf$/i.test(h.Name),
   );
-  const spam = m.Headers.filter((h) => /^x-spam-(status|score|tests)$/i.test(h.Name));
+  // X-Spam-* are mailroom's only when it scored the message (then a sender's were removed, own-headers.ts);
+  // otherwise they are whatever the sender wrote, and stay among the headers.
+  const spam = m.SpamScore === null ? [] : m.Headers.filter((h) => /^x-spam-(status|score|tests)$/i.test(h.Name));
   return html`<dl class="summary verdicts">
 ${own.map((h) => html`<dt>${h.Name}</dt><dd><code class="wrap">${h.Value}</code></dd>`)}
 <dt>Spam score</dt><dd>${m.SpamScore === null ? html`<span class="muted">not scored (no spamd configured)</span>` : String(m.SpamScore)}</dd>

@@ -5,7 +5,7 @@
 // right-to-left override can neither disguise a name nor reorder the rest of the row.
 import type { AppContext } from '../../../domain/app-context.js';
 import { ApiError } from '../../../domain/errors.js';
-import { inboundFeed, type FeedCursor, type FeedItem, type FeedRequest } from '../../../domain/inbound/feed.js';
+import { inboundFeed, SCAN_WINDOW, type FeedCursor, type FeedItem, type FeedPage, type FeedRequest } from '../../../domain/inbound/feed.js';
 import { INBOUND_STATUS } from '../../../domain/inbound/hook-queue.js';
 import { html, query, showControls as v, type Html } from '../html.js';
 import { page, when } from '../layout.js';
@@ -15,7 +15,8 @@ const PAGE_SIZE = 50;
 const FILTERS = ['recipient', 'fromemail', 'subject', 'mailboxhash', 'tag', 'status', 'fromdate', 'todate'] as const;
 
 function parseCursor(text: string | undefined): FeedCursor | undefined {
-  const m = /^(\d{1,15})\.([0-9A-Za-z-]{1,64})$/.exec(text ?? '');
+  // An empty id: everything before that instant (where a bounded search stopped).
+  const m = /^(\d{1,15})\.([0-9A-Za-z-]{0,64})$/.exec(text ?? '');
   return m ? { at: Number(m[1]), id: m[2]! } : undefined;
 }
 
@@ -38,15 +39,16 @@ export function registerInbound(r: ConsoleRouter, ctx: AppContext): void {
   r.page('/console/s/:sid/inbound', async (c) => {
     const q = c.query;
     const before = parseCursor(q.before);
-    let items: FeedItem[] = [];
+    let found: FeedPage = { items: [] };
     let refused = '';
     try {
-      items = await inboundFeed(ctx, c.server.id, { ...request(q), before });
+      found = await inboundFeed(ctx, c.server.id, { ...request(q), before });
     } catch (err) {
       // A filter the API refuses (a date it cannot read) is said beside the form, not as an error page.
       if (!(err instanceof ApiError)) throw err;
       refused = err.message;
     }
+    const { items, searchedTo } = found;
     const filters = Object.fromEntries(FILTERS.map((k) => [k, q[k]]));
     const base = `/console/s/${c.server.id}/inbound`;
     const older = items.length === PAGE_SIZE ? `${base}${query({ ...filters, before: items[items.length - 1]!.cursor })}` : null;
@@ -63,7 +65,8 @@ ${refused ? html`<p class="error" role="alert">${refused}</p>` : ''}
 <p class="muted">Mail received for this server's inbound address, newest first.${live ? html` <span class="live" id="live-state" role="status">Live: new messages appear here.</span>` : ''}</p>
 <table class="list inbound"><thead><tr><th scope="col">Received</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th><th scope="col">Tag</th><th scope="col">MailboxHash</th></tr></thead>
 <tbody id="inbound-rows"${live ? html` data-live="${live}"` : ''}>${inboundRows(c.server.id, items)}</tbody></table>
-${items.length === 0 && !refused ? html`<p class="empty">No inbound messages match.</p>` : ''}
+${items.length === 0 && !refused ? html`<p class="empty">No inbound messages match${searchedTo ? ' among these' : ''}.</p>` : ''}
+${searchedTo ? html`<p class="muted" id="search-window">Searched ${SCAN_WINDOW.toLocaleString('en')} messages${before ? ' before that point' : ''}, back to ${when(searchedTo.at)}. <a href="${base}${query({ ...filters, before: `${searchedTo.at}.` })}" rel="next">Search older messages</a></p>` : ''}
 <nav class="pager" aria-label="Pages">${before ? html`<a href="${base}${query(filters)}">Newest</a>` : ''}${older ? html`<a href="${older}" rel="next">Older messages</a>` : ''}</nav>`;
     return page(c.frame('Inbound', 'inbound'), body);
   });
@@ -72,7 +75,7 @@ ${items.length === 0 && !refused ? html`<p class="empty">No inbound messages mat
   r.page('/console/s/:sid/inbound/live', async (c) => {
     const after = parseCursor(c.query.after);
     if (!after) return void c.reply.status(400).send({ error: 'after is required' });
-    const items = await inboundFeed(ctx, c.server.id, { ...request(c.query), after });
+    const { items } = await inboundFeed(ctx, c.server.id, { ...request(c.query), after });
     return void c.reply.send({ html: inboundRows(c.server.id, items).text, newest: items[0]?.cursor ?? c.query.after, count: items.length });
   });
 }

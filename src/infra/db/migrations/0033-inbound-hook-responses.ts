@@ -1,9 +1,18 @@
-// What the application answered to each POST of an inbound message (issue 26, the console's inbound message
-// page): the first bytes of the response body, whatever the status. Before this only a failed attempt kept
-// its answer, folded into `error`; a 200 whose body says "ignored" was invisible to the operator.
+// Issue 26, inbound in the console.
+// - What the application answered to each POST of an inbound message: the first bytes of the response body,
+//   whatever the status. Before this only a failed attempt kept its answer, folded into `error`; a 200 whose
+//   body says "ignored" was invisible to the operator.
+// - Indexes for the console's Inbound list and Statistics, measured by bench/console over 200,000 inbound
+//   messages (SQLite, before them): a tag or MailboxHash matching nothing read every row of the server
+//   (payload included) through inbound_messages_server_time, 2.9 and 3.2 s; the inbound counts by day over a
+//   year 3.2 s. Equality filters get their own (server, value, time) order; the counts read (server, time,
+//   status) alone, never the rows.
 import type { Kysely } from 'kysely';
 import type { MigrationDialect } from './helpers.js';
 
 export async function up(db: Kysely<any>, _d: MigrationDialect): Promise<void> {
   await db.schema.alterTable('inbound_attempts').addColumn('response_excerpt', 'text').execute();
+  await db.schema.createIndex('inbound_messages_server_tag').on('inbound_messages').columns(['server_id', 'tag', 'received_at']).execute();
+  await db.schema.createIndex('inbound_messages_server_hash').on('inbound_messages').columns(['server_id', 'mailbox_hash', 'received_at']).execute();
+  await db.schema.createIndex('inbound_messages_server_time_status').on('inbound_messages').columns(['server_id', 'received_at', 'status']).execute();
 }
