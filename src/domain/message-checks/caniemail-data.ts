@@ -72,6 +72,7 @@ function load() {
 export const caniemailPlatforms = (): Record<string, string[]> => load().platforms;
 export const hasFeature = (slug: string): boolean => load().bySlug.has(slug);
 export const familyName = (family: string): string => load().data.nicenames.family[family] ?? family;
+export const platformName = (platform: string): string => load().data.nicenames.platform[platform] ?? platform;
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 

@@ -112,7 +112,7 @@ export function createLinkChecker(ctx: Pick<AppContext, 'config' | 'dns'>, limit
     let current = link;
     for (let hop = 0; ; hop++) {
       const refused = checkTargetUrl(current, allowPrivate(), { credentialsInUrl: true });
-      if (refused) return refused.startsWith('Url points at') ? { ...BLOCKED, URL: link } : { URL: link, StatusCode: 0, Status: `invalid URL: ${current}` };
+      if (refused) return refused.startsWith('Url points at') ? { ...BLOCKED, URL: link } : { URL: link, StatusCode: 0, Status: 'invalid URL' };
       if (Date.now() >= deadline) return { URL: link, StatusCode: 0, Status: 'not checked: the link check ran out of time' };
       const url = new URL(current);
       let r = await request(url, 'HEAD', deadline);
