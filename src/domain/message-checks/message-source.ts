@@ -1,6 +1,7 @@
 // What the checks read of a message: its HTML and text parts, and its MIME source. A message of another server
 // is "not found" like a missing one. `latest` (Mailpit's id for the newest message) is the server's newest.
-// The source is the stored as-sent copy (messages.mime) when delivery composed one; a Sandbox message or one
+// Through the Mailpit API a Sandbox server shows only its Sandbox messages (`sandboxOnly`, as the Mailpit
+// listing does); the console shows every message. The source is the stored as-sent copy (messages.mime) when delivery composed one; a Sandbox message or one
 // still queued has none, so it is composed here the way delivery would (delivery/compose.ts), unsigned and
 // without attachment content (which is not stored; docs/reference/api-conventions.md, "General rules" 6).
 import type { AppContext } from '../app-context.js';
@@ -15,28 +16,37 @@ export interface CheckedMessage {
   text: string;
 }
 
-async function resolveId(ctx: AppContext, serverId: number, id: string): Promise<string> {
+/** Which messages of a server the caller may read: all, or (Mailpit API on a Sandbox server) the Sandbox ones. */
+export interface MessageScope {
+  serverId: number;
+  sandboxOnly?: boolean;
+}
+
+function messagesOf(ctx: AppContext, s: MessageScope) {
+  const q = ctx.db.selectFrom('messages').where('server_id', '=', s.serverId);
+  return s.sandboxOnly ? q.where('sandbox', '=', 1) : q;
+}
+
+async function resolveId(ctx: AppContext, s: MessageScope, id: string): Promise<string> {
   if (id !== 'latest') return id;
-  const m = await ctx.db.selectFrom('messages').select('id').where('server_id', '=', serverId).orderBy('received_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  const m = await messagesOf(ctx, s).select('id').orderBy('received_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
   if (!m) throw messageNotFound(id);
   return m.id;
 }
 
-export async function checkedMessage(ctx: AppContext, serverId: number, idOrLatest: string): Promise<CheckedMessage> {
-  const id = await resolveId(ctx, serverId, idOrLatest);
-  const m = await ctx.db.selectFrom('messages').select(['id', 'html_body', 'text_body']).where('id', '=', id).where('server_id', '=', serverId).executeTakeFirst();
+export async function checkedMessage(ctx: AppContext, scope: MessageScope, idOrLatest: string): Promise<CheckedMessage> {
+  const id = await resolveId(ctx, scope, idOrLatest);
+  const m = await messagesOf(ctx, scope).select(['id', 'html_body', 'text_body']).where('id', '=', id).executeTakeFirst();
   if (!m) throw messageNotFound(idOrLatest);
   return { id: m.id, html: m.html_body ?? '', text: m.text_body ?? '' };
 }
 
 /** The message's MIME source: as sent, or as it would be sent. */
-export async function messageSource(ctx: AppContext, serverId: number, idOrLatest: string): Promise<Buffer> {
-  const id = await resolveId(ctx, serverId, idOrLatest);
-  const m = await ctx.db
-    .selectFrom('messages')
+export async function messageSource(ctx: AppContext, scope: MessageScope, idOrLatest: string): Promise<Buffer> {
+  const id = await resolveId(ctx, scope, idOrLatest);
+  const m = await messagesOf(ctx, scope)
     .select(['id', 'from_raw', 'reply_to', 'subject', 'html_body', 'text_body', 'headers', 'received_at', 'mime'])
     .where('id', '=', id)
-    .where('server_id', '=', serverId)
     .executeTakeFirst();
   if (!m) throw messageNotFound(idOrLatest);
   if (m.mime) return Buffer.from(m.mime, 'utf8');

@@ -5,7 +5,7 @@
 // ask: SpamNotConfigured, which the edges turn into Mailpit's text for that case.
 import type { AppContext } from '../app-context.js';
 import { reportSpam } from '../../infra/spamd/report.js';
-import { messageSource } from './message-source.js';
+import { messageSource, type MessageScope } from './message-source.js';
 
 export interface SpamCheckResponse {
   IsSpam: boolean;
@@ -28,11 +28,11 @@ const round1dm = (n: number) => Math.floor(n * 10) / 10;
 
 export const spamCheckConfigured = (ctx: Pick<AppContext, 'config'>): boolean => ctx.config.spamd !== null;
 
-export async function spamCheck(ctx: AppContext, serverId: number, idOrLatest: string, timeoutMs = 8_000): Promise<SpamCheckResponse> {
+export async function spamCheck(ctx: AppContext, scope: MessageScope, idOrLatest: string, timeoutMs = 8_000): Promise<SpamCheckResponse> {
   const spamd = ctx.config.spamd;
   if (!spamd) throw new SpamNotConfigured();
   // Not found is a 404 before spamd is asked.
-  const raw = await messageSource(ctx, serverId, idOrLatest);
+  const raw = await messageSource(ctx, scope, idOrLatest);
   try {
     const r = await reportSpam(spamd, raw, timeoutMs);
     return {

@@ -27,7 +27,9 @@ async function mailpitApp(ctx: AppContext): Promise<{ app: FastifyInstance; url:
     if (!m) return null;
     const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
     const t = await tokens.resolve(decoded.slice(decoded.indexOf(':') + 1));
-    return t && t.kind === 'server' && t.serverId !== null ? { id: t.serverId } : null;
+    if (!t || t.kind !== 'server' || t.serverId === null) return null;
+    const server = await ctx.db.selectFrom('servers').select('delivery_type').where('id', '=', t.serverId).executeTakeFirstOrThrow();
+    return { id: t.serverId, sandbox: server.delivery_type === 'Sandbox' };
   };
   await app.register(async (scope) => registerMailpitCheckRoutes(scope, { ctx, serverFor }), { prefix: '/mailpit' });
   // The same routes without a spamd, as a process started without MAILROOM_SPAMD.
@@ -128,6 +130,10 @@ describe('Mailpit API: html-check, link-check, sa-check', () => {
     await assert.rejects(other.linkCheck(ids.welcome), /404/);
     await assert.rejects(other.spamAssassinCheck(ids.welcome), /404/);
     await assert.rejects(client.htmlCheck('00000000-0000-0000-0000-000000000000'), /404 .*404 page not found/);
+    // A Sandbox server's Mailpit API reads only its Sandbox messages (one sent while it was Live is not there).
+    const live = await send('2026-11-20T09:00:00Z', { HtmlBody: '<p>sent while Live</p>' });
+    await s.ctx.db.updateTable('messages').set({ sandbox: 0 }).where('id', '=', live).execute();
+    await assert.rejects(client.htmlCheck(live), /404/);
     const anonymous = await fetch(`${mp.url}/mailpit/api/v1/message/${ids.welcome}/html-check`);
     assert.equal(anonymous.status, 401);
     assert.match(anonymous.headers.get('www-authenticate') ?? '', /^Basic/);

@@ -64,7 +64,7 @@ ${
 
 async function spamPanel(ctx: AppContext, serverId: number, messageId: string): Promise<Html> {
   if (!spamCheckConfigured(ctx)) return html`<p class="muted">The spam check is not configured: set MAILROOM_SPAMD to the host:port of a SpamAssassin spamd.</p>`;
-  const r = await spamCheck(ctx, serverId, messageId);
+  const r = await spamCheck(ctx, { serverId }, messageId);
   if (r.Error) return html`<p class="error">SpamAssassin could not check the message: ${r.Error}</p>`;
   return html`<p>Score <strong>${r.Score}</strong> ${r.IsSpam ? html`<span class="status status-failed">spam</span>` : html`<span class="status status-completed">not spam</span>`} <span class="muted">(spam at 5 or more)</span></p>
 ${
