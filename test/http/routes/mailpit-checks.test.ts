@@ -10,6 +10,7 @@ import { MailpitClient } from 'mailpit-api';
 import type { AppContext } from '../../../src/domain/app-context.js';
 import { TokenResolver } from '../../../src/domain/tokens/token-resolver.js';
 import { SPAM_NOT_CONFIGURED } from '../../../src/domain/message-checks/spam-check.js';
+import { messageSource } from '../../../src/domain/message-checks/message-source.js';
 import { registerMailpitCheckRoutes } from '../../../src/http/routes/mailpit/checks.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
@@ -137,5 +138,16 @@ describe('Mailpit API: html-check, link-check, sa-check', () => {
     const anonymous = await fetch(`${mp.url}/mailpit/api/v1/message/${ids.welcome}/html-check`);
     assert.equal(anonymous.status, 401);
     assert.match(anonymous.headers.get('www-authenticate') ?? '', /^Basic/);
+  });
+  it('the spam check reads the source as sent when there is one, else the message composed as delivery would', async () => {
+    const server = (await s.ctx.db.selectFrom('messages').select('server_id').where('id', '=', ids.welcome).executeTakeFirstOrThrow()).server_id;
+    const composed = (await messageSource(s.ctx, { serverId: server }, ids.welcome)).toString('utf8');
+    assert.match(composed, /^From: news@example\.com\r\n/m);
+    assert.match(composed, /^To: dev@example\.net\r\n/m);
+    assert.match(composed, /^Subject: Welcome\r\n/m);
+    assert.match(composed, new RegExp(`^Message-ID: <${ids.welcome}@`, 'm'));
+    assert.match(composed, /Content-Type: multipart\/alternative/);
+    await s.ctx.db.updateTable('messages').set({ mime: 'From: a@b.example\r\nSubject: as sent\r\n\r\nbody\r\n' }).where('id', '=', ids.spam).execute();
+    assert.equal((await messageSource(s.ctx, { serverId: server }, ids.spam)).toString('utf8'), 'From: a@b.example\r\nSubject: as sent\r\n\r\nbody\r\n');
   });
 });
