@@ -42,7 +42,7 @@ ${
   rows.length
     ? html`<table class="list checks" aria-label="Features with limited support"><thead><tr><th>Feature</th><th>Found</th><th>Support</th><th>Not supported in</th><th>Partly supported in</th></tr></thead><tbody>${rows.map(
         (w) =>
-          html`<tr><td><strong>${w.Title}</strong> <span class="muted">${w.Category}</span>${w.URL ? html` <a href="${w.URL}" target="_blank" rel="noopener noreferrer">caniemail</a>` : ''}</td><td>${w.Score.Found}</td><td>${supportBar(w.Score, w.Title)}<span class="small muted">${pct(w.Score.Supported)} yes, ${pct(w.Score.Partial)} partial, ${pct(w.Score.Unsupported)} no</span></td><td class="small"><span class="narrow-label">Not supported in: </span>${byFamily(w, 'no') || (w.Slug === 'html-script' ? 'every email client' : '-')}</td><td class="small"><span class="narrow-label">Partly supported in: </span>${byFamily(w, 'partial') || '-'}</td></tr>`,
+          html`<tr><td><strong>${w.Title}</strong> <span class="muted">${w.Category}</span>${w.URL ? html` <a href="${w.URL}" target="_blank" rel="noopener noreferrer">caniemail</a>` : ''}</td><td><span class="narrow-label">Found: </span>${w.Score.Found}</td><td>${supportBar(w.Score, w.Title)}<span class="small muted">${pct(w.Score.Supported)} yes, ${pct(w.Score.Partial)} partial, ${pct(w.Score.Unsupported)} no</span></td><td class="small"><span class="narrow-label">Not supported in: </span>${byFamily(w, 'no') || (w.Slug === 'html-script' ? 'every email client' : '-')}</td><td class="small"><span class="narrow-label">Partly supported in: </span>${byFamily(w, 'partial') || '-'}</td></tr>`,
       )}</tbody></table>`
     : html`<p>No feature with limited support was found.</p>`
 }`;
@@ -69,7 +69,7 @@ async function spamPanel(ctx: AppContext, serverId: number, messageId: string): 
   return html`<p>Score <strong>${r.Score}</strong> ${r.IsSpam ? html`<span class="status status-failed">spam</span>` : html`<span class="status status-completed">not spam</span>`} <span class="muted">(spam at 5 or more)</span></p>
 ${
   r.Rules?.length
-    ? html`<table class="list checks" aria-label="SpamAssassin rules"><thead><tr><th>Score</th><th>Rule</th><th>Description</th></tr></thead><tbody>${r.Rules.map((x) => html`<tr><td>${x.Score}</td><td><code>${x.Name}</code></td><td>${x.Description}</td></tr>`)}</tbody></table>`
+    ? html`<table class="list checks" aria-label="SpamAssassin rules"><thead><tr><th>Score</th><th>Rule</th><th>Description</th></tr></thead><tbody>${r.Rules.map((x) => html`<tr><td><span class="narrow-label">Score: </span>${x.Score}</td><td><code>${x.Name}</code></td><td>${x.Description}</td></tr>`)}</tbody></table>`
     : html`<p class="muted">No rule matched.</p>`
 }`;
 }
