@@ -3,10 +3,12 @@
 // value (org name, e-mail, report id, reasons) goes through the escaping template.
 import type { AppContext } from '../../../domain/app-context.js';
 import { getDomain } from '../../../domain/domains/domains.js';
+import { ApiError, ErrorCode } from '../../../domain/errors.js';
 import { dmarcFields } from '../../../domain/dmarc/dns-record.js';
 import { dmarcSummary, listDmarcReports } from '../../../domain/dmarc/query.js';
 import { DAY_MS } from '../../../infra/time.js';
 import { html, trusted } from '../html.js';
+import { ConsoleRefusal } from '../guard.js';
 import { page } from '../layout.js';
 import type { ConsoleRouter } from '../router.js';
 
@@ -15,7 +17,10 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export function registerDmarc(r: ConsoleRouter, ctx: AppContext): void {
   r.page('/console/domains/:id/dmarc', async (c) => {
-    const d = await getDomain(ctx, c.session.user.accountId, Number(c.params.id));
+    const d = await getDomain(ctx, c.session.user.accountId, Number(c.params.id)).catch((err: unknown) => {
+      if (err instanceof ApiError && err.errorCode === ErrorCode.DomainNotFound) throw new ConsoleRefusal(404, 'No such domain in this account.');
+      throw err;
+    });
     const q = c.query;
     const now = ctx.clock.now();
     const todate = DATE.test(q.todate ?? '') ? q.todate! : utcDay(now);
