@@ -10,7 +10,7 @@
 import type { AppContext } from '../app-context.js';
 import { enqueueJobs } from '../../infra/jobs/enqueue.js';
 import { DAY_MS } from '../../infra/time.js';
-import { SYSTEM_MAIL_QUEUE } from '../sender-signatures/system-mail-queue.js';
+import { SYSTEM_MAIL_QUEUE } from '../delivery/system-mail.js';
 import { parseTriggers } from '../webhooks/triggers.js';
 import { webhookJob } from '../webhooks/queue.js';
 import { dmarcSummary } from './query.js';
