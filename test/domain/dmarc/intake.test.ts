@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
+import { OPERATOR_COMMANDS } from '../../../src/cli-operator.js';
+import { recheckDns } from '../../../src/domain/domains/recheck.js';
 import { purgeExpired } from '../../../src/domain/retention/purge.js';
 import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server.js';
 import { startService, type TestService } from '../../helpers/service.js';
@@ -63,6 +65,14 @@ describe('DMARC aggregate reports', () => {
     assert.equal((await verify()).DMARCPolicy, '');
     dns.set('_dmarc.example.com', [{ type: 'TXT', data: d.DMARCTextValue }]);
     assert.equal((await verify()).DMARCVerified, true);
+    // The periodic re-check (hourly once verified) sees a changed policy without anyone pressing verify.
+    dns.set('_dmarc.example.com', [{ type: 'TXT', data: d.DMARCTextValue.replace('p=none', 'p=reject') }]);
+    await recheckDns(s.ctx, s.clock.now());
+    assert.equal((await s.request('GET', `/domains/${id}`, A())).body.DMARCPolicy, 'none', 'not yet due');
+    s.clock.advance(61 * 60_000);
+    await recheckDns(s.ctx, s.clock.now());
+    const after = (await s.request('GET', `/domains/${id}`, A())).body;
+    assert.deepEqual([after.DMARCVerified, after.DMARCPolicy], [true, 'reject']);
   });
 
   it('stores a report mailed to the domain address once, and shows it with its records', async () => {
@@ -132,6 +142,10 @@ describe('DMARC aggregate reports', () => {
     assert.equal((await reports(dup.id)).ErrorCode, 510, 'the other account domain is not this token');
     const apart = await s.ctx.db.selectFrom('dmarc_reports').select(['report_id', 'policy_domain', 'account_id', 'domain_id']).where('domain_id', 'is', null).orderBy('id').execute();
     assert.deepEqual(apart.map((r) => [r.report_id, r.policy_domain, r.account_id]), [['ambiguous', 'example.com', null], ['unknown', 'nobody.example', null], ['foreign', 'victim.example', null]]);
+    // The operator sees them (`mailroom dmarc`), reporter values without control characters.
+    const listed = await OPERATOR_COMMANDS.dmarc(s.ctx, [], {});
+    assert.match(listed, /^3 DMARC reports kept apart/);
+    assert.match(listed, /victim\.example  Reporter Inc\. <dmarc@reporter\.example> report foreign, 3 messages/);
     const dupRecords = await s.ctx.db.selectFrom('dmarc_records').select('id').where('domain_id', '=', dup.id).execute();
     assert.equal(dupRecords.length, 0);
     // A forged sub-address is refused at RCPT.
