@@ -145,7 +145,7 @@ describe('DMARC aggregate reports', () => {
     // The operator sees them (`mailroom dmarc`), reporter values without control characters.
     const listed = await OPERATOR_COMMANDS.dmarc(s.ctx, [], {});
     assert.match(listed, /^3 DMARC reports kept apart/);
-    assert.match(listed, /victim\.example  Reporter Inc\. <dmarc@reporter\.example> report foreign, 3 messages/);
+    assert.match(listed, /victim\.example {2}Reporter Inc\. <dmarc@reporter\.example> report foreign, 3 messages/);
     const dupRecords = await s.ctx.db.selectFrom('dmarc_records').select('id').where('domain_id', '=', dup.id).execute();
     assert.equal(dupRecords.length, 0);
     // A forged sub-address is refused at RCPT.
