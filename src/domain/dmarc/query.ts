@@ -27,23 +27,19 @@ const parseJson = <T>(s: string, fallback: T): T => {
 
 type Policy = { domain: string; adkim: string; aspf: string; p: string; sp: string; pct: string; fo: string };
 
-export async function listDmarcReports(ctx: AppContext, domainId: number, count: number, offset: number): Promise<{ TotalCount: number; Reports: unknown[] }> {
+/** `withRecords` false: the reports without their records (the console's list of the latest). */
+export async function listDmarcReports(ctx: AppContext, domainId: number, count: number, offset: number, withRecords = true): Promise<{ TotalCount: number; Reports: unknown[] }> {
   const base = ctx.db.selectFrom('dmarc_reports').where('domain_id', '=', domainId);
   const [total, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
     base.selectAll().orderBy('end_at', 'desc').orderBy('id', 'desc').limit(count).offset(offset).execute(),
   ]);
-  const ids = rows.map((r) => r.id);
-  const records = ids.length
-    ? await ctx.db.selectFrom('dmarc_records').selectAll().where('report_id', 'in', ids).orderBy('report_id').orderBy('id').execute()
-    : [];
+  // Each report's first records, one bounded query per report (a report may hold 200000 records).
+  const lists = await Promise.all(
+    rows.map(async (r) => !withRecords ? [] : ctx.db.selectFrom('dmarc_records').selectAll().where('report_id', '=', r.id).orderBy('id').limit(RECORDS_PER_REPORT).execute()),
+  );
+  const byReport = new Map(rows.map((r, i) => [Number(r.id), lists[i]]));
   const own = ownSources(ctx);
-  const byReport = new Map<number, typeof records>();
-  for (const r of records) {
-    const list = byReport.get(Number(r.report_id)) ?? [];
-    if (list.length < RECORDS_PER_REPORT) list.push(r);
-    byReport.set(Number(r.report_id), list);
-  }
   return {
     TotalCount: Number(total.n),
     Reports: rows.map((r) => ({

@@ -25,7 +25,7 @@ export function registerDmarc(r: ConsoleRouter, ctx: AppContext): void {
     const now = ctx.clock.now();
     const todate = DATE.test(q.todate ?? '') ? q.todate! : utcDay(now);
     const fromdate = DATE.test(q.fromdate ?? '') ? q.fromdate! : utcDay(Date.parse(`${todate}T00:00:00Z`) - 29 * DAY_MS);
-    const [sum, latest] = await Promise.all([dmarcSummary(ctx, d.id, fromdate, todate), listDmarcReports(ctx, d.id, 20, 0)]);
+    const [sum, latest] = await Promise.all([dmarcSummary(ctx, d.id, fromdate, todate), listDmarcReports(ctx, d.id, 20, 0, false)]);
     const fields = dmarcFields(ctx, d);
     // Every day of the range, so quiet days show as zero.
     const byDay = new Map(sum.Days.map((x) => [x.Date, x]));
