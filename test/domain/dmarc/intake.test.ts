@@ -173,6 +173,14 @@ describe('DMARC aggregate reports', () => {
     assert.equal((await s.request('GET', `/domains/${id}/dmarc/reports?count=101&offset=0`, A())).status, 422);
   });
 
+  it('lists at most 1000 records of a report, with RecordCount saying how many', async () => {
+    assert.ok((await deliverReport(s, rua, xmlBodyMail(reportXmlOf({ records: 1001, reportId: 'big' }), rua))).ok);
+    const big = (await reports()).Reports.find((r: any) => r.ReportID === 'big');
+    assert.equal(big.RecordCount, 1001);
+    assert.equal(big.Records.length, 1000);
+    assert.equal(big.MessageCount, 3003);
+  });
+
   it('deletes reports past MAILROOM_DMARC_RETENTION_DAYS', async () => {
     assert.ok((await reports()).TotalCount > 0);
     s.clock.advance(181 * 86_400_000);
