@@ -59,10 +59,11 @@ async function ownerOf(trx: Kysely<Database>, target: DmarcTarget, policyDomain:
 const json = (v: unknown) => JSON.stringify(v);
 
 export async function takeInDmarc(ctx: AppContext, raw: Buffer, remoteIp: string, targets: DmarcTarget[]): Promise<DmarcOutcome[]> {
-  const files = await reportFiles(raw);
-  const reads: Read[] = files.length
-    ? files.map((f) => readFile(f.name, f.bytes))
-    : [{ name: '', digest: createHash('sha256').update(raw).digest('hex'), refused: 'the message holds no report file (XML, gzip or zip)' }];
+  // A message postal-mime cannot read is refused like a bad file: stored with the reason, answered 250.
+  const files = await reportFiles(raw).catch(() => null);
+  const whole = (refused: string): Read[] => [{ name: '', digest: createHash('sha256').update(raw).digest('hex'), refused }];
+  const reads: Read[] =
+    files === null ? whole('the message cannot be read as MIME') : files.length ? files.map((f) => readFile(f.name, f.bytes)) : whole('the message holds no report file (XML, gzip or zip)');
   const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
     const out: DmarcOutcome[] = [];

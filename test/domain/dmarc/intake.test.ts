@@ -160,8 +160,11 @@ describe('DMARC aggregate reports', () => {
     assert.ok((await deliverReport(s, rua, reportMail(bomb, { to: rua }))).ok);
     const laughs = Buffer.from('<?xml version="1.0"?><!DOCTYPE feedback [<!ENTITY a "a">]><feedback>&a;</feedback>');
     assert.ok((await deliverReport(s, rua, reportMail({ name: 'x.xml.gz', bytes: gzipSync(laughs) }, { to: rua }))).ok);
+    const plain = ['From: a@reporter.example', `To: ${rua}`, 'Subject: hello', '', 'No report here, only words.', ''].join('\r\n');
+    assert.ok((await deliverReport(s, rua, plain)).ok);
     const refused = (await reports()).Reports.filter((r: any) => r.Status === 'Refused');
-    assert.deepEqual(refused.map((r: any) => r.FileName).sort(), ['google.com!example.com!1!2.zip', 'x.xml.gz']);
+    assert.deepEqual(refused.map((r: any) => r.FileName).sort(), ['', 'google.com!example.com!1!2.zip', 'x.xml.gz']);
+    assert.match(refused.find((r: any) => r.FileName === '').Reason, /holds no report file/);
     assert.match(refused.find((r: any) => r.FileName === 'x.xml.gz').Reason, /DOCTYPE/);
     assert.match(refused.find((r: any) => r.FileName.endsWith('.zip')).Reason, /expands beyond/);
   });
