@@ -5,7 +5,8 @@
 // MAILROOM_INBOUND_TLS_CERT/_KEY it offers STARTTLS (RFC 3207), which production MTAs use when offered.
 // Recipients that are a server's inbound address or at its InboundDomain (domain/inbound/inbound-address.ts)
 // go to inbound processing (domain/inbound/receive.ts), postmaster to the operator (postmaster.ts); a message
-// may carry every kind (take-in.ts); DMARC aggregate reports go to domain/dmarc/store.ts. A message that cannot be parsed is refused for good (554 5.6.0).
+// may carry every kind (take-in.ts); DMARC aggregate reports at the report address (domain/dmarc/
+// report-address.ts) go to domain/dmarc/store.ts. A message that cannot be parsed is refused for good (554 5.6.0).
 import { pipeline } from 'node:stream/promises';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../domain/app-context.js';
