@@ -16,6 +16,7 @@ import { registerBounces } from './pages/bounces.js';
 import { registerBulk } from './pages/bulk.js';
 import { registerMessage } from './pages/message.js';
 import { registerStats } from './pages/stats.js';
+import { registerDmarc } from './pages/dmarc.js';
 import { registerStreams } from './pages/streams.js';
 import { registerSuppressions } from './pages/suppressions.js';
 import { registerTemplates } from './pages/templates.js';
@@ -104,6 +105,7 @@ export default async function consoleRoutes(app: App, ctx: AppContext): Promise<
     registerTemplates(r, ctx);
     registerWebhooks(r, ctx);
     registerStats(r, ctx);
+    registerDmarc(r, ctx);
     registerAdmin(r, ctx);
   });
 }
