@@ -1,10 +1,11 @@
-// Operator commands of the CLI (status, sender add, domain add, postmaster, backup): each takes the parsed arguments and
+// Operator commands of the CLI (status, sender add, domain add, postmaster, dmarc, backup): each takes the parsed arguments and
 // returns the text to print. Kept apart from cli.ts so that each stays one screen long.
 import type { AppContext } from './context.js';
 import { ApiError } from './domain/errors.js';
 import { addDomain, addSender } from './domain/operations/first-sender.js';
 import { formatStatus, statusReport } from './domain/operations/status.js';
 import { listPostmaster, readPostmaster } from './domain/inbound/postmaster.js';
+import { listUnattached } from './domain/dmarc/unattached.js';
 import { backupSqlite } from './infra/db/backup.js';
 
 export class OperatorUsage extends Error {}
@@ -41,6 +42,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
     const lines = [`domain ${String(d.Name)} added (ID ${String(d.ID)}). Publish these DNS records, then verify through the API:`];
     if (d.DKIMPendingHost) lines.push(`  TXT   ${String(d.DKIMPendingHost)}  "${String(d.DKIMPendingTextValue)}"`);
     if (d.ReturnPathDomain) lines.push(`  CNAME ${String(d.ReturnPathDomain)}  ${String(d.ReturnPathDomainCNAMEValue)}`);
+    lines.push(`  TXT   ${String(d.DMARCHost)}  "${String(d.DMARCTextValue)}"`);
     return `${lines.join('\n')}\n`;
   },
   async postmaster(ctx, [sub, id]) {
@@ -54,6 +56,17 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
     const lines = [`${r.total} message${r.total === 1 ? '' : 's'} for postmaster${r.total > r.messages.length ? ` (the newest ${r.messages.length} below)` : ''}; \`mailroom postmaster show ID\` prints one`];
     for (const m of r.messages) {
       lines.push(`  ${m.id}  ${new Date(m.receivedAt).toISOString()}  ${m.size} bytes  from ${m.from || '-'} (MAIL FROM <${m.mailFrom}>, ${m.remoteIp})  ${m.subject}`);
+    }
+    return `${lines.join('\n')}\n`;
+  },
+  async dmarc(ctx, [sub]) {
+    if (sub !== undefined && sub !== 'unattached') throw new OperatorUsage('usage: mailroom dmarc [unattached]');
+    const r = await listUnattached(ctx);
+    const lines = [`${r.total} DMARC report${r.total === 1 ? '' : 's'} kept apart (no domain of an account may take ${r.total === 1 ? 'it' : 'them'})${r.total > r.reports.length ? `; the newest ${r.reports.length} below` : ''}`];
+    // Reporter-given values are printed with control characters removed: they come from strangers.
+    const clean = (v: string) => v.replace(/[\u0000-\u001f\u007f]/g, '?');
+    for (const x of r.reports) {
+      lines.push(`  ${new Date(x.receivedAt).toISOString()}  ${clean(x.policyDomain) || '-'}  ${x.status === 'stored' ? `${clean(x.orgName)} <${clean(x.email)}> report ${clean(x.reportId)}, ${x.messages} messages` : `refused: ${clean(x.reason)}`}  (to ${clean(x.recipient)})`);
     }
     return `${lines.join('\n')}\n`;
   },

@@ -22,6 +22,7 @@ ${USER_HELP}
                                            add a sender signature; --confirmed skips the mailed link
   mailroom domain add NAME                 add a sending domain and print its DNS records
   mailroom postmaster [list | show ID]     mail received for postmaster (RFC 5321 4.5.1)
+  mailroom dmarc [unattached]              DMARC reports kept apart (no domain of an account may take them)
   mailroom backup FILE                     consistent copy of the SQLite database while it runs
   mailroom --help                          this text
 

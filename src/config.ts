@@ -36,8 +36,7 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
 }
 
 /** `10.0.0.1, 10.1.0.0/16, ::1, fd00::/8`: each an IP address, or one with a prefix length that fits it. */
-function parseTrustedProxies(env: Env): string[] {
-  const name = 'MAILROOM_TRUSTED_PROXIES';
+function parseTrustedProxies(env: Env, name = 'MAILROOM_TRUSTED_PROXIES'): string[] {
   const v = env[name];
   if (!v || !v.trim()) return [];
   return v.split(',').map((raw) => {
@@ -270,6 +269,26 @@ function parseTlsCa(env: Env): Config['tlsCa'] {
   return { path, pem };
 }
 
+/** DMARC aggregate reports (issue 26, domain/dmarc/): where reports are mailed, how long they are kept, and
+ * the addresses besides the IP pools' and this host's own that count as mailroom's own sources. */
+function parseDmarc(env: Env, inboundDomain: string): Config['dmarc'] {
+  const name = 'MAILROOM_DMARC_REPORT_ADDRESS';
+  const address = str(env, name, `dmarc@${inboundDomain}`).toLowerCase();
+  const at = address.lastIndexOf('@');
+  const local = address.slice(0, at);
+  const domain = address.slice(at + 1);
+  // The local part gets +<domain tag> appended (report-address.ts): a plain dot-atom without '+'.
+  if (at <= 0 || !/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/.test(local) || local.length > 40 || !HOSTNAME.test(domain)) {
+    throw new ConfigError(name, `expected an address like dmarc@${inboundDomain} (letters, digits, '.', '_' or '-' before the @, no '+'), got ${JSON.stringify(address)}`);
+  }
+  return {
+    reportLocal: local,
+    reportDomain: domain,
+    retentionDays: int(env, 'MAILROOM_DMARC_RETENTION_DAYS', 180, 7, 3650),
+    ownSources: parseTrustedProxies(env, 'MAILROOM_DMARC_OWN_SOURCES'),
+  };
+}
+
 function ipPools(env: Env): IpPool[] {
   try {
     return parseIpPools(env.MAILROOM_IP_POOLS);
@@ -331,6 +350,7 @@ function readConfig(env: Env): Config {
   const secretKey = env.MAILROOM_SECRET_KEY ? env.MAILROOM_SECRET_KEY : null;
   if (secretKey !== null && secretKey.length < 32) throw new ConfigError('MAILROOM_SECRET_KEY', 'needs at least 32 characters');
   const port = int(env, 'MAILROOM_PORT', 8080, 0, 65535);
+  const inboundDomain = hostname(env, 'MAILROOM_INBOUND_DOMAIN', `inbound.${returnPathDomain}`);
   return {
     host: str(env, 'MAILROOM_HOST', '127.0.0.1'),
     port,
@@ -345,7 +365,7 @@ function readConfig(env: Env): Config {
     inboundSmtpPort: int(env, 'MAILROOM_INBOUND_SMTP_PORT', 2525, 0, 65535),
     inboundTls: parseInboundTls(env),
     inboundSlots: smtpSlots(env, 'MAILROOM_INBOUND_SMTP', { maxPerClient: 10, idle: 120, session: 600 }),
-    inboundDomain: hostname(env, 'MAILROOM_INBOUND_DOMAIN', `inbound.${returnPathDomain}`),
+    inboundDomain,
     inboundMaxMessageBytes: int(env, 'MAILROOM_INBOUND_MAX_MESSAGE_BYTES', 10 * 1024 * 1024, 65_536, 100 * 1024 * 1024),
     spamd: parseSpamd(env),
     dnsServers: parseDnsServers(env),
@@ -372,5 +392,6 @@ function readConfig(env: Env): Config {
     tlsCa: parseTlsCa(env),
     mtaStsPort: int(env, 'MAILROOM_MTA_STS_PORT', 443, 1, 65535),
     ipPools: ipPools(env),
+    dmarc: parseDmarc(env, inboundDomain),
   };
 }

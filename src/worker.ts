@@ -22,6 +22,7 @@ import { registerWebhookWorker } from './domain/webhooks/register.js';
 import { registerDataRemovals } from './domain/data-removals/register.js';
 import { registerInbound } from './domain/inbound/register.js';
 import { registerBulk } from './domain/bulk/register.js';
+import { DIGEST_EVERY_MS, sendWeeklyDigests } from './domain/dmarc/digest.js';
 
 export interface WorkerHandle {
   stop(): Promise<void>;
@@ -46,6 +47,8 @@ export async function registerWorkers(_ctx: AppContext): Promise<Array<() => Pro
   _ctx.scheduler.add({ name: 'partitions-ahead', everyMs: PARTITIONS_EVERY_MS, run: async (now) => void (await createPartitionsAhead(_ctx.db, now)) });
   stops.push((await startInboundListener(_ctx)).stop);
   _ctx.scheduler.add({ name: 'inbound-report-digests-purge', everyMs: PURGE_EVERY_MS, run: async (now) => void (await purgeReportDigests(_ctx, now)) });
+  // DMARC aggregate reports (issue 26): the weekly digest per domain, as a webhook and by mail.
+  _ctx.scheduler.add({ name: 'dmarc-weekly-digest', everyMs: DIGEST_EVERY_MS, run: async (now) => void (await sendWeeklyDigests(_ctx, now)) });
   const delivery = deliveryParts(_ctx);
   stops.push(registerDelivery(_ctx, delivery));
   registerBulk(_ctx, delivery);

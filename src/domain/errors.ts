@@ -90,6 +90,8 @@ export const ErrorCode = {
   StreamNotOnServer: 1235,
   StreamSendingNotSupported: 1236,
   StreamIdReserved: 1237,
+  // DMARC reports (mailroom's own, issue 26)
+  DmarcQueryError: 1500,
 } as const;
 
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -145,4 +145,18 @@ export interface Config {
   mtaStsPort: number;
   /** MAILROOM_IP_POOLS: named source addresses (and EHLO names) for delivery; [] = the OS chooses. */
   ipPools: IpPool[];
+  dmarc: DmarcConfig;
+}
+
+/** DMARC aggregate reports (issue 26). */
+export interface DmarcConfig {
+  /** MAILROOM_DMARC_REPORT_ADDRESS (default dmarc@<inbound domain>), split; each domain's rua is
+   * <local>+<domain tag>@<domain> (domain/dmarc/report-address.ts). */
+  reportLocal: string;
+  reportDomain: string;
+  /** MAILROOM_DMARC_RETENTION_DAYS: reports are deleted this long after they arrive. */
+  retentionDays: number;
+  /** MAILROOM_DMARC_OWN_SOURCES: IPs/CIDRs that are mailroom's own sending addresses besides the IP pools'
+   * and this host's (a relay's or a NAT's public address). */
+  ownSources: string[];
 }

@@ -5,14 +5,16 @@
 // MAILROOM_INBOUND_TLS_CERT/_KEY it offers STARTTLS (RFC 3207), which production MTAs use when offered.
 // Recipients that are a server's inbound address or at its InboundDomain (domain/inbound/inbound-address.ts)
 // go to inbound processing (domain/inbound/receive.ts), postmaster to the operator (postmaster.ts); a message
-// may carry every kind (take-in.ts). A message that cannot be parsed is refused for good (554 5.6.0).
+// may carry every kind (take-in.ts); DMARC aggregate reports at the report address (domain/dmarc/
+// report-address.ts) go to domain/dmarc/store.ts. A message that cannot be parsed is refused for good (554 5.6.0).
 import { pipeline } from 'node:stream/promises';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../domain/app-context.js';
 import { UnreadableMessage } from '../domain/inbound/parse.js';
 import { isPostmaster } from '../domain/inbound/postmaster.js';
 import { checkRecipient, isReturnPathDomain } from '../domain/inbound/recipients.js';
-import { count, takeIn, type Rcpts } from '../domain/inbound/take-in.js';
+import { count, noRcpts, takeIn, type Rcpts } from '../domain/inbound/take-in.js';
+import { matchReportAddress } from '../domain/dmarc/report-address.js';
 import { ByteBudget } from '../infra/byte-budget.js';
 import { SpoolDir } from '../infra/spool.js';
 import { findInboundMailbox } from '../domain/inbound/inbound-address.js';
@@ -51,7 +53,7 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
   const maxBytes = ctx.config.inboundMaxMessageBytes;
   const spoolDir = await SpoolDir.create('mailroom-inbound');
   const budget = new ByteBudget(PARSE_BUDGET_MESSAGES * maxBytes);
-  const ownDomain = async (d: string) => d === ctx.config.inboundDomain || isReturnPathDomain(ctx, d);
+  const ownDomain = async (d: string) => d === ctx.config.inboundDomain || d === ctx.config.dmarc.reportDomain || isReturnPathDomain(ctx, d);
   // Per-client connection limits and deadlines that NOOP does not extend (client-slots.ts).
   const slots = new ClientSlots(ctx.config.inboundSlots, ctx.clock, log);
 
@@ -72,10 +74,16 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
     closeTimeout: 5_000,
     logger: false,
     onRcptTo(address, session, cb) {
-      const r = rcpts.get(session) ?? { reports: [], boxes: [], postmaster: [] };
+      const r = rcpts.get(session) ?? noRcpts();
       rcpts.set(session, r);
       if (count(r) >= MAX_RECIPIENTS) return cb(smtpError(452, '4.5.3 Too many recipients'));
       (async () => {
+        // DMARC aggregate reports (domain/dmarc/report-address.ts): the report address and its signed sub-addresses.
+        const dmarc = matchReportAddress(ctx, address.address);
+        if (dmarc) {
+          r.dmarc.push(dmarc);
+          return cb();
+        }
         if (await isPostmaster(address.address, ownDomain)) {
           r.postmaster.push(address.address);
           return cb();
@@ -103,7 +111,7 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
       cb();
     },
     onData(stream: SMTPServerDataStream, session, cb) {
-      const r = rcpts.get(session) ?? { reports: [], boxes: [], postmaster: [] };
+      const r = rcpts.get(session) ?? noRcpts();
       rcpts.delete(session);
       // The DATA goes to a spool (memory up to SPOOL_MEMORY_BYTES, a temporary file beyond), never to a
       // buffer per recipient; it is read back whole only to be parsed, within the parse budget.

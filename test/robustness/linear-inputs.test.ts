@@ -24,6 +24,9 @@ import { insertPixel, rewriteHtmlLinks } from '../../src/domain/tracking/html.js
 import { relaxedBody } from '../../src/infra/dkim/canonicalize.js';
 import { parseAddressList } from '../../src/infra/mime/address.js';
 import { escape, showControls } from '../../src/http/console/html.js';
+import { htmlCheck } from '../../src/domain/message-checks/html-check.js';
+import { extractLinks } from '../../src/domain/message-checks/link-extract.js';
+import { parseReport } from '../../src/infra/spamd/report.js';
 
 const MB = 1024 * 1024;
 const BOUND_MS = 2000;
@@ -115,5 +118,25 @@ describe('a megabyte of the worst case, through every pattern a sender reaches',
   it('console: escaping and the bidirectional-override marks of inbound names and subjects', async () => {
     await linear('overrides', () => showControls(mb('\u202e\u2066')));
     await linear('markup', () => escape(mb('<&"\'`')));
+  });
+
+  it('message checks: the HTML check, link extraction, a spamd report (issue 24)', async () => {
+    const check = (html: string) => () => htmlCheck(html);
+    await linear('unclosed tags with attributes', check(mb('<a x=1 y ')));
+    await linear('many elements with classes', check(mb('<div class="a b c" style="display:flex;gap:1rem">')));
+    await linear('an unclosed comment', check('<p>' + mb('<!--')));
+    await linear('an unclosed quote', check(mb('<a href="')));
+    await linear('end tags without start tags', check(mb('<div>') + mb('</span>')));
+    await linear('rules times elements', check(`<style>${mb('.a{display:flex;width:1rem}')}</style>` + mb('<p class="a">')));
+    await linear('a selector of many classes', check(`<style>${mb('.a')}{color:red}</style><p class="a">`));
+    await linear('declarations and parentheses', check(`<p style="${mb('a:(;')}">`));
+    await linear('an unclosed style element', check('<style>' + mb('@media{a:hover{')));
+    await linear('numbers and units', check(`<p style="width:${mb('1rem1vw')}">`));
+    await linear('text links: http without a scheme end', () => extractLinks('', mb('http')));
+    await linear('text links: unclosed angle brackets', () => extractLinks('', mb('<http://a ')));
+    await linear('text links: one long URL', () => extractLinks('', 'https://' + mb('a')));
+    await linear('text links: trailing punctuation', () => extractLinks('', 'https://a' + mb('.')));
+    await linear('html links', () => extractLinks(mb('<a href=http://x/'), ''));
+    await linear('spamd report rows', () => parseReport('SPAMD/1.1 0 EX_OK\r\nSpam: False ; 1.0 / 5.0\r\n\r\nContent analysis details\n' + mb(' 1.0 RULE ' + ' '.repeat(40) + '\n' + ' '.repeat(30) + 'x\n')));
   });
 });

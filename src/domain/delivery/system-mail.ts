@@ -9,6 +9,10 @@ import { classifyReply } from './classify.js';
 import { composeSystemMime } from './system-compose.js';
 import { deliverToDomain } from './transport.js';
 
+/** The queue of system mail jobs (registered by sender-signatures/system-mail-queue.ts); here, beside the
+ * sending, so that any area may queue system mail without importing the sender-signature area. */
+export const SYSTEM_MAIL_QUEUE = 'system-mail';
+
 export interface SystemMail {
   to: string;
   subject: string;

@@ -11,6 +11,8 @@ import { loadDomainKeys, startRenewal, verifyPendingKey } from './dkim-state.js'
 import { isPublicDomain, MAX_DOMAIN_LENGTH, normalizeDomainName } from './names.js';
 import { parseReturnPathDomain, refreshDomainReturnPath } from './return-path.js';
 import { parseTrackingDomain, refreshTrackingDomain, setTrackingDomain } from './tracking-domain.js';
+import { refreshDmarc } from '../dmarc/dns-record.js';
+import { deleteDomainReports } from '../dmarc/retention.js';
 import type { DomainRow } from './view.js';
 
 export async function getDomain(ctx: AppContext, accountId: number, id: number): Promise<DomainRow> {
@@ -94,6 +96,7 @@ export async function deleteDomain(ctx: AppContext, accountId: number, id: numbe
   await ctx.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('sender_signatures').where('domain_id', '=', id).where('account_id', '=', accountId).execute();
     await trx.deleteFrom('dkim_keys').where('domain_id', '=', id).execute();
+    await deleteDomainReports(trx, id);
     await trx.deleteFrom('domains').where('id', '=', id).where('account_id', '=', accountId).execute();
   });
   return d.name;
@@ -129,6 +132,13 @@ export async function verifyDomainSpf(ctx: AppContext, d: DomainRow): Promise<{ 
     });
   }
   return { SPFHost: d.name, SPFVerified: outcome.result === 'pass', SPFTextValue: spfTextValue(ctx.config.spfInclude) };
+}
+
+/** PUT /domains/{id}/verifyDmarc: reads _dmarc.<domain> now (the periodic re-check does it hourly). */
+export async function verifyDomainDmarc(ctx: AppContext, accountId: number, id: number): Promise<DomainRow> {
+  const d = await getDomain(ctx, accountId, id);
+  await refreshDmarc(ctx, d);
+  return getDomain(ctx, accountId, id);
 }
 
 export async function verifyDomainReturnPath(ctx: AppContext, accountId: number, id: number): Promise<DomainRow> {

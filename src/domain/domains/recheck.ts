@@ -1,7 +1,8 @@
 // The periodic DNS re-check: activates pending DKIM keys once their record appears (users publish DNS
 // records and rarely come back to press "verify"), follows custom Return-Path CNAMEs (a removed CNAME
 // stops the domain being used as envelope domain, or its bounces would be lost) and verified custom tracking
-// hosts (a removed CNAME would leave new mail with links nobody answers), and marks revoked keys
+// hosts (a removed CNAME would leave new mail with links nobody answers), reads each domain's DMARC record
+// (its policy), and marks revoked keys
 // safe to remove once queued mail no longer needs them. Idempotent and safe with several workers.
 import { sql } from 'kysely';
 import type { AppContext } from '../app-context.js';
@@ -9,6 +10,7 @@ import type { PeriodicTask } from '../../infra/jobs/scheduler.js';
 import { revokedKeyRemovable, verifyPendingKey } from './dkim-state.js';
 import { refreshDomainReturnPath, refreshSignatureReturnPath } from './return-path.js';
 import { refreshTrackingDomain } from './tracking-domain.js';
+import { refreshDmarc } from '../dmarc/dns-record.js';
 
 export const RECHECK_EVERY_MS = 5 * 60_000;
 /** A verified Return-Path is confirmed hourly; an unverified one (and pending keys) every run. */
@@ -65,6 +67,17 @@ export async function recheckDns(ctx: AppContext, now: number): Promise<void> {
     .limit(BATCH)
     .execute();
   for (const row of tracking) await refreshTrackingDomain(ctx, row);
+
+  // DMARC records (domain/dmarc/dns-record.ts): one not (yet) naming mailroom's report address every run,
+  // a verified one hourly, so that a changed policy or a removed record shows within the hour.
+  const dmarc = await ctx.db
+    .selectFrom('domains')
+    .select(['id', 'name'])
+    .where(sql<boolean>`(dmarc_verified = 0 and coalesce(dmarc_checked_at, 0) <= ${due}) or coalesce(dmarc_checked_at, 0) <= ${now - VERIFIED_RECHECK_MS}`)
+    .orderBy(sql`coalesce(dmarc_checked_at, 0)`)
+    .limit(BATCH)
+    .execute();
+  for (const row of dmarc) await refreshDmarc(ctx, row);
 
   const revoked = await ctx.db
     .selectFrom('dkim_keys')

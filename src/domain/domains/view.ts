@@ -6,6 +6,7 @@ import { spfTextValue } from '../../infra/dns/spf.js';
 import { WEAK_DKIM_BITS } from '../../infra/dkim/keys.js';
 import { dkimFields, loadDomainKeys, type DomainKeys } from './dkim-state.js';
 import { trackingCnameTarget } from './tracking-domain.js';
+import { dmarcFields } from '../dmarc/dns-record.js';
 
 export type DomainRow = Selectable<Database['domains']>;
 
@@ -37,6 +38,8 @@ export async function domainDetail(ctx: AppContext, d: DomainRow): Promise<Recor
     CustomTrackingDomain: d.custom_tracking_domain,
     CustomTrackingVerified: d.custom_tracking_verified === 1,
     CustomTrackingCNAMEValue: trackingCnameTarget(ctx),
+    // mailroom's own fields (issue 26): the _dmarc record with mailroom's report address (domain/dmarc/dns-record.ts).
+    ...dmarcFields(ctx, d),
     ID: d.id,
   };
 }

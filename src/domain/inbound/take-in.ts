@@ -1,8 +1,11 @@
 // One message received by the inbound listener, handed to each kind of its recipients: bounce reports
-// (intake.ts), servers' inbound mail (receive.ts, once per server) and postmaster (postmaster.ts). Each
+// (intake.ts), servers' inbound mail (receive.ts, once per server), postmaster (postmaster.ts) and DMARC
+// aggregate reports (domain/dmarc/store.ts). Each
 // outcome is logged and counted; the text returned is the 250 reply.
 import type { AppContext } from '../app-context.js';
 import type { Logger } from '../../infra/logger.js';
+import { takeInDmarc } from '../dmarc/store.js';
+import type { DmarcTarget } from '../dmarc/report-address.js';
 import type { Envelope } from './authenticate.js';
 import type { InboundMailbox } from './inbound-address.js';
 import { takeInReport } from './intake.js';
@@ -15,18 +18,26 @@ export interface Rcpts {
   reports: InboundTarget[];
   boxes: InboundMailbox[];
   postmaster: string[];
+  dmarc: DmarcTarget[];
 }
 
-export const count = (r: Rcpts): number => r.reports.length + r.boxes.length + r.postmaster.length;
+export const noRcpts = (): Rcpts => ({ reports: [], boxes: [], postmaster: [], dmarc: [] });
+
+export const count = (r: Rcpts): number => r.reports.length + r.boxes.length + r.postmaster.length + r.dmarc.length;
 
 
 /** One received message to each kind of its recipients: reports, servers' inbound mail, postmaster. */
 export async function takeIn(ctx: AppContext, log: Logger, writer: InboundWriter, raw: Buffer, envelope: Envelope, r: Rcpts): Promise<string> {
-  const [outcomes, received, postmaster] = await Promise.all([
+  const [outcomes, received, postmaster, dmarc] = await Promise.all([
     r.reports.length ? takeInReport(ctx, raw, r.reports) : [],
     r.boxes.length ? receiveInbound(ctx, writer, raw, envelope, r.boxes) : [],
     r.postmaster.length ? storePostmaster(ctx, raw, envelope, r.postmaster) : null,
+    r.dmarc.length ? takeInDmarc(ctx, raw, envelope.ip, r.dmarc) : [],
   ]);
+  for (const o of dmarc) {
+    log.info({ event: 'inbound', ...o, ip: envelope.ip, bytes: raw.length }, 'DMARC report');
+    ctx.metrics.inboundMessages.inc({ kind: o.outcome });
+  }
   for (const o of outcomes) {
     log.info({ event: 'inbound', ...o, bytes: raw.length }, 'inbound report');
     ctx.metrics.inboundMessages.inc({ kind: o.outcome });
@@ -40,7 +51,7 @@ export async function takeIn(ctx: AppContext, log: Logger, writer: InboundWriter
     log.warn({ event: 'inbound', outcome: 'postmaster', id: postmaster.id, duplicate: postmaster.duplicate, from: envelope.mailFrom, ip: envelope.ip, bytes: raw.length }, 'mail for postmaster');
     ctx.metrics.inboundMessages.inc({ kind: 'postmaster' });
   }
-  if (r.reports.length) return '2.6.0 Report received';
+  if (r.reports.length || r.dmarc.length) return '2.6.0 Report received';
   if (received[0]) return `2.6.0 Message received as ${received[0].inboundId}`;
   return postmaster ? `2.6.0 Message received for postmaster as ${postmaster.id}` : '2.6.0 Message received';
 }

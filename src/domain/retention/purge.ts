@@ -19,6 +19,7 @@ import type { AppContext } from '../app-context.js';
 import { deleteMessagesCascading } from '../../infra/db/partitions-cascade.js';
 import { dropPartitionsBefore, rowPurgeCutoff } from '../../infra/db/partitions.js';
 import { DAY_MS } from '../../infra/time.js';
+import { purgeDmarcReports } from '../dmarc/retention.js';
 
 export const RETENTION_BATCH = 500;
 /** At most this many batches per server per run; the rest waits for the next run. */
@@ -31,6 +32,8 @@ export interface PurgeCounts {
   bounces: number;
   /** Day partitions dropped (PostgreSQL). */
   partitions: number;
+  /** DMARC aggregate reports past MAILROOM_DMARC_RETENTION_DAYS (domain/dmarc/retention.ts). */
+  dmarcReports: number;
 }
 
 const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -91,7 +94,7 @@ export async function deleteMessagesBefore(ctx: AppContext, serverId: number, cu
 
 /** One retention run over every server; a message is kept for exactly retention_days x 24 h. */
 export async function purgeExpired(ctx: AppContext, now: number): Promise<PurgeCounts> {
-  const counts: PurgeCounts = { messages: 0, bounces: 0, partitions: 0 };
+  const counts: PurgeCounts = { messages: 0, bounces: 0, partitions: 0, dmarcReports: 0 };
   const servers = await ctx.db.selectFrom('servers').select(['id', 'retention_days']).orderBy('id').execute();
   const longest = Math.max(0, ...servers.map((s) => s.retention_days));
   if (servers.length > 0) {
@@ -112,6 +115,11 @@ export async function purgeExpired(ctx: AppContext, now: number): Promise<PurgeC
       ctx.logger.error({ err, serverId: s.id }, 'retention purge failed for a server');
     }
   }
-  if (counts.messages || counts.bounces || counts.partitions) ctx.logger.info(counts, 'retention purge');
+  try {
+    counts.dmarcReports = await purgeDmarcReports(ctx, now);
+  } catch (err) {
+    ctx.logger.error({ err }, 'retention purge of DMARC reports failed');
+  }
+  if (counts.messages || counts.bounces || counts.partitions || counts.dmarcReports) ctx.logger.info(counts, 'retention purge');
   return counts;
 }

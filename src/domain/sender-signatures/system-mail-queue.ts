@@ -2,10 +2,10 @@
 // job in the transaction that calls for it, sent by delivery/system-mail.ts. A temporary failure retries
 // on the queue's backoff; a permanent refusal (5xx) is logged and dropped, since retrying cannot help.
 import type { AppContext } from '../app-context.js';
-import { sendSystemMail, SystemMailError, type SystemMail } from '../delivery/system-mail.js';
+import { sendSystemMail, SYSTEM_MAIL_QUEUE, SystemMailError, type SystemMail } from '../delivery/system-mail.js';
 import { completeJob } from '../../infra/jobs/complete.js';
 
-export const SYSTEM_MAIL_QUEUE = 'system-mail';
+export { SYSTEM_MAIL_QUEUE };
 
 export function registerSystemMail(ctx: AppContext): void {
   ctx.runner.register({

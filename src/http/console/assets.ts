@@ -11,6 +11,7 @@ import type { App } from '../types.js';
 const FILES: Record<string, string> = {
   'console.css': 'text/css; charset=utf-8',
   'console.js': 'text/javascript; charset=utf-8',
+  'dmarc.js': 'text/javascript; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
   'stats.js': 'text/javascript; charset=utf-8',
   'uPlot.iife.min.js': 'text/javascript; charset=utf-8',

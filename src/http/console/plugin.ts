@@ -19,6 +19,7 @@ import { registerInboundMessage } from './pages/inbound-message.js';
 import { registerInboundRules } from './pages/inbound-rules.js';
 import { registerMessage } from './pages/message.js';
 import { registerStats } from './pages/stats.js';
+import { registerDmarc } from './pages/dmarc.js';
 import { registerStreams } from './pages/streams.js';
 import { registerSuppressions } from './pages/suppressions.js';
 import { registerTemplates } from './pages/templates.js';
@@ -110,6 +111,7 @@ export default async function consoleRoutes(app: App, ctx: AppContext): Promise<
     registerTemplates(r, ctx);
     registerWebhooks(r, ctx);
     registerStats(r, ctx);
+    registerDmarc(r, ctx);
     registerAdmin(r, ctx);
   });
 }

@@ -21,6 +21,7 @@ import consoleRoutes from '../console/plugin.js';
 import dataRemovalRoutes from './data-removals/routes.js';
 import inboundRoutes from './inbound/routes.js';
 import bulkRoutes from './bulk/routes.js';
+import dmarcRoutes from './dmarc/routes.js';
 
 export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   await serverRoutes(app, ctx);
@@ -43,4 +44,5 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   await dataRemovalRoutes(app, ctx);
   await inboundRoutes(app, ctx);
   await bulkRoutes(app, ctx);
+  await dmarcRoutes(app, ctx);
 }

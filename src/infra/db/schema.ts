@@ -4,6 +4,7 @@ import type { BouncesTable } from './tables/bounces.js';
 import type { BulkAttachmentsTable, BulkPagesTable, BulkRequestsTable } from './tables/bulk.js';
 import type { ConsoleLoginFailuresTable, ConsoleSessionsTable, ConsoleUsersTable } from './tables/console.js';
 import type { DataRemovalsTable } from './tables/data-removals.js';
+import type { DmarcRecordsTable, DmarcReportsTable } from './tables/dmarc.js';
 import type { DestinationPaceTable } from './tables/destination-pace.js';
 import type { InboundReportsTable, PostmasterMessagesTable } from './tables/inbound-reports.js';
 import type { InboundAttemptsTable, InboundMessagesTable, InboundRulesTable } from './tables/inbound.js';
@@ -46,6 +47,8 @@ export interface Database {
   bounces: BouncesTable;
   inbound_reports: InboundReportsTable;
   postmaster_messages: PostmasterMessagesTable;
+  dmarc_reports: DmarcReportsTable;
+  dmarc_records: DmarcRecordsTable;
   inbound_messages: InboundMessagesTable;
   inbound_rules: InboundRulesTable;
   inbound_attempts: InboundAttemptsTable;

@@ -148,3 +148,10 @@ export function guardedLookup(o: GuardOptions): LookupFunction {
     );
   };
 }
+
+/** Whether `address` is one of this host's interface addresses (DMARC report sources that are mailroom's own). */
+export function isHostAddress(address: string): boolean {
+  const a = normalizeAddress(address);
+  const family = isIP(a);
+  return family !== 0 && ownAddresses().check(a, family === 4 ? 'ipv4' : 'ipv6');
+}

@@ -61,7 +61,7 @@ describe('retention by day partitions (PostgreSQL)', { skip: TEST_DIALECT === 'p
     // server), with everything recorded about it; the 30-day server's message stays.
     s.clock.freeze(D0 + 7 * DAY_MS + 1);
     const first = await purgeExpired(s.ctx, s.clock.now());
-    assert.deepEqual(first, { messages: 1, bounces: 0, partitions: 0 });
+    assert.deepEqual(first, { messages: 1, bounces: 0, partitions: 0, dmarcReports: 0 });
     assert.deepEqual(await rowsOf(short), none);
     assert.ok(await exists(partitionName('messages', DAY0)));
     assert.equal((await rowsOf(long)).messages, 1);

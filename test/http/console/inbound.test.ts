@@ -87,12 +87,12 @@ describe('console: inbound', () => {
     assert.match(p.text, /<dt>Cc<\/dt><dd><bdi>Ops<\/bdi> &lt;<bdi>ops@acme\.example<\/bdi>&gt;/);
     assert.match(p.text, /<pre id="stripped-reply">Attached\.<\/pre>/);
     assert.match(p.text, /invoice-77\.pdf<\/bdi> <span class="muted">\(application\/pdf, 1,234 bytes\)/);
-    assert.match(p.text, /<dt>Authentication-Results<\/dt><dd><code class="wrap">[^<]*spf=pass/);
+    assert.match(p.text, /<dt>Authentication-Results<\/dt><dd><code class="field-value">[^<]*spf=pass/);
     assert.match(p.text, /not scored \(no spamd configured\)/);
     const verdicts = /<dl class="summary verdicts">([\s\S]*?)<\/dl>/.exec(p.text)![1]!;
     assert.doesNotMatch(verdicts, /forged/);
-    assert.match(p.text, /<th scope="row">X-Spam-Status<\/th><td><code class="wrap">No, score=-100 \(forged by the sender\)<\/code>/);
-    assert.match(p.text, /<table class="list" id="hook-log">[\s\S]*status-delivered">delivered<\/span><\/td><td data-label="HTTP status">200<\/td>[\s\S]*<pre class="excerpt">ok<\/pre>/);
+    assert.match(p.text, /<th scope="row">X-Spam-Status<\/th><td><code class="field-value">No, score=-100 \(forged by the sender\)<\/code>/);
+    assert.match(p.text, /<table class="list labelled" id="hook-log">[\s\S]*status-delivered">delivered<\/span><\/td><td data-label="HTTP status">200<\/td>[\s\S]*<pre class="excerpt">ok<\/pre>/);
     assert.match(p.text, /<iframe id="html-preview" class="preview" title="HTML body of the message" sandbox src="[^"]+\/body"><\/iframe>/);
     const body = await admin.get(at(`/inbound/messages/${id}/body`));
     assert.match(body.text, /<p>Attached\.<\/p>/);

@@ -25,9 +25,9 @@ function verdicts(m: Details, inboundDomain: string): Html {
   // otherwise they are whatever the sender wrote, and stay among the headers.
   const spam = m.SpamScore === null ? [] : m.Headers.filter((h) => /^x-spam-(status|score|tests)$/i.test(h.Name));
   return html`<dl class="summary verdicts">
-${own.map((h) => html`<dt>${h.Name}</dt><dd><code class="wrap">${h.Value}</code></dd>`)}
+${own.map((h) => html`<dt>${h.Name}</dt><dd><code class="field-value">${h.Value}</code></dd>`)}
 <dt>Spam score</dt><dd>${m.SpamScore === null ? html`<span class="muted">not scored (no spamd configured)</span>` : String(m.SpamScore)}</dd>
-${spam.map((h) => html`<dt>${h.Name}</dt><dd><code class="wrap">${h.Value}</code></dd>`)}
+${spam.map((h) => html`<dt>${h.Name}</dt><dd><code class="field-value">${h.Value}</code></dd>`)}
 </dl>`;
 }
 
@@ -41,7 +41,7 @@ function hookLog(m: Details): Html {
           : 'Not posted yet: it is queued for the InboundHookUrl.';
     return html`<p class="muted" id="hook-none">${why}</p>`;
   }
-  return html`<table class="list" id="hook-log"><thead><tr><th scope="col">Attempted</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">HTTP status</th><th scope="col">Time</th><th scope="col">Response</th></tr></thead><tbody>
+  return html`<table class="list labelled" id="hook-log"><thead><tr><th scope="col">Attempted</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">HTTP status</th><th scope="col">Time</th><th scope="col">Response</th></tr></thead><tbody>
 ${m.HookAttempts.map(
   (a) => html`<tr><td class="nowrap">${when(a.AttemptedAt)}</td><td data-label="Attempt">${a.Attempt}</td><td><span class="status status-${a.Outcome.toLowerCase()}">${a.Outcome}</span></td><td data-label="HTTP status">${a.ResponseCode ?? 'no answer'}</td><td class="nowrap" data-label="Time">${a.DurationMs} ms</td>
 <td>${a.Response ? html`<pre class="excerpt">${v(a.Response)}</pre>` : a.Error ? html`<span class="muted">${a.Error.slice(0, 600)}</span>` : html`<span class="muted">(empty)</span>`}</td></tr>`,
@@ -82,7 +82,7 @@ ${
     : html`<p class="muted">No HTML part.</p>`
 }
 <details${m.HtmlBody ? '' : html` open`}><summary>Text body</summary><pre class="text-part">${m.TextBody || '(no text part)'}</pre></details>
-<details><summary>Headers (${m.Headers.length})</summary><table class="list headers"><tbody>${m.Headers.map((h) => html`<tr><th scope="row">${v(h.Name)}</th><td><code class="wrap">${v(h.Value)}</code></td></tr>`)}</tbody></table></details>
+<details><summary>Headers (${m.Headers.length})</summary><table class="list headers"><tbody>${m.Headers.map((h) => html`<tr><th scope="row">${v(h.Name)}</th><td><code class="field-value">${v(h.Value)}</code></td></tr>`)}</tbody></table></details>
 <h2>Attachments</h2>
 ${m.Attachments.length ? html`<ul class="attachments">${m.Attachments.map((a) => html`<li><bdi>${v(a.Name)}</bdi> <span class="muted">(${a.ContentType}, ${a.ContentLength.toLocaleString('en')} bytes)</span></li>`)}</ul>` : html`<p class="muted">None.</p>`}`;
     return page(c.frame(v(m.Subject) || '(no subject)', 'inbound'), body);

@@ -22,7 +22,7 @@ export function registerInboundRules(r: ConsoleRouter, ctx: AppContext): void {
     const base = `/console/s/${c.server.id}/inbound/rules`;
     const admin = c.session.user.role === 'admin';
     const body = html`<p class="muted">Mail whose From address or domain matches a rule is kept as <strong>Blocked</strong> and not posted to the InboundHookUrl; it can still be bypassed from its page. <a href="/console/s/${c.server.id}/inbound">Back to inbound messages</a></p>
-<table class="list" id="rules"><thead><tr><th scope="col">Rule</th><th scope="col">ID</th>${admin ? html`<th scope="col"><span class="sr-only">Actions</span></th>` : ''}</tr></thead><tbody>
+<table class="list labelled" id="rules"><thead><tr><th scope="col">Rule</th><th scope="col">ID</th>${admin ? html`<th scope="col"><span class="sr-only">Actions</span></th>` : ''}</tr></thead><tbody>
 ${found.InboundRules.map(
   (rule) => html`<tr><td><code>${rule.Rule}</code></td><td data-label="ID">${rule.ID}</td>${admin ? html`<td class="actions"><form method="post" action="${base}/${rule.ID}/remove" class="inline">${csrf(c.session)}<button type="submit" aria-label="Remove the rule ${rule.Rule}">Remove</button></form></td>` : ''}</tr>`,
 )}</tbody></table>${found.TotalCount === 0 ? html`<p class="empty">No rules: every message is posted.</p>` : ''}

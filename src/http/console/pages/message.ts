@@ -4,7 +4,9 @@ import type { AppContext } from '../../../domain/app-context.js';
 import { messageTimeline } from '../../../domain/messages/details.js';
 import { html, query, type Html } from '../html.js';
 import { page, when } from '../layout.js';
-import type { ConsoleRouter } from '../router.js';
+import type { ConsoleRouter, PageCall } from '../router.js';
+import { checksSection, checkTab } from './message-checks.js';
+import { createLinkChecker, type LinkCheckResponse } from '../../../domain/message-checks/link-check.js';
 
 /**
  * The policy of a message body: no script at all (also the `sandbox` directive, should the frame be opened
@@ -47,7 +49,8 @@ function headerBlock(mime: string): string {
 }
 
 export function registerMessage(r: ConsoleRouter, ctx: AppContext): void {
-  r.page('/console/s/:sid/messages/:mid', async (c) => {
+  // The page, with the link check's answer when it is the answer to the link check's button (issue 24).
+  const render = async (c: PageCall, linkCheck?: { links: LinkCheckResponse; follow: boolean }) => {
     const m = await messageTimeline(ctx, c.server.id, c.params.mid!);
     const images = c.query.images === '1';
     const mobile = c.query.width === 'mobile';
@@ -84,9 +87,22 @@ ${
 <details><summary>Headers as sent</summary><pre>${m.Body ? headerBlock(m.Body) : 'Not composed yet (the message is still queued).'}</pre></details>
 <details><summary>Raw source as sent (signed; attachment content left out)</summary><div class="toolbar"><button type="button" data-copy="#raw-source">Copy</button></div><pre id="raw-source">${m.Body || 'Not composed yet.'}</pre></details>
 <h2>Attachments</h2>
-${attachments.length ? html`<ul class="attachments">${attachments.map((a) => html`<li>${a.name} <span class="muted">(${a.content_type}, ${a.size.toLocaleString('en')} bytes)</span></li>`)}</ul>` : html`<p class="muted">None.</p>`}`;
+${attachments.length ? html`<ul class="attachments">${attachments.map((a) => html`<li>${a.name} <span class="muted">(${a.content_type}, ${a.size.toLocaleString('en')} bytes)</span></li>`)}</ul>` : html`<p class="muted">None.</p>`}
+${await checksSection(ctx, c, m, linkCheck ? { tab: 'links', ...linkCheck } : { tab: checkTab(c.query.check) })}`;
     return page(c.frame(m.Subject || '(no subject)', 'activity'), body);
-  });
+  };
+  r.page('/console/s/:sid/messages/:mid', (c) => render(c));
+  // The link check requests the sender's URLs: run on the button only (a POST with the CSRF token; viewers may).
+  const linkChecker = createLinkChecker(ctx);
+  r.action(
+    '/console/s/:sid/messages/:mid/link-check',
+    async (c) => {
+      const m = await messageTimeline(ctx, c.server.id, c.params.mid!);
+      const follow = c.body.follow === '1';
+      return render(c, { links: await linkChecker.check(m.HtmlBody, m.TextBody, follow), follow });
+    },
+    { adminOnly: false },
+  );
 
   r.page('/console/s/:sid/messages/:mid/body', async (c) => {
     const m = await messageTimeline(ctx, c.server.id, c.params.mid!);

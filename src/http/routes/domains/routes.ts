@@ -8,6 +8,7 @@ import {
   updateDomain,
   verifyDomainCustomTracking,
   verifyDomainDkim,
+  verifyDomainDmarc,
   verifyDomainReturnPath,
   verifyDomainSpf,
 } from '../../../domain/domains/domains.js';
@@ -60,6 +61,11 @@ export default async function domainRoutes(app: App, ctx: AppContext): Promise<v
 
   app.put('/domains/:id/verifyCustomTracking', byId, async (req) =>
     domainDetail(ctx, await verifyDomainCustomTracking(ctx, accountAuth(req.auth).accountId, req.params.id)),
+  );
+
+  // mailroom's own (issue 26): reads _dmarc.<domain> now; DMARCVerified and DMARCPolicy say what it found.
+  app.put('/domains/:id/verifyDmarc', byId, async (req) =>
+    domainDetail(ctx, await verifyDomainDmarc(ctx, accountAuth(req.auth).accountId, req.params.id)),
   );
 
   app.post('/domains/:id/rotatedkim', byId, async (req) =>

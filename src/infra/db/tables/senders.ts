@@ -19,6 +19,10 @@ export interface DomainsTable {
   custom_tracking_domain: WithDefault<string>;
   custom_tracking_verified: WithDefault<number>;
   custom_tracking_checked_at: number | null;
+  /** Whether _dmarc.<name> names mailroom's report address, and its p= (migration 0032). */
+  dmarc_verified: WithDefault<number>;
+  dmarc_policy: WithDefault<string>;
+  dmarc_checked_at: number | null;
 }
 
 export interface DkimKeysTable {
