@@ -21,6 +21,7 @@ import consoleRoutes from '../console/plugin.js';
 import dataRemovalRoutes from './data-removals/routes.js';
 import inboundRoutes from './inbound/routes.js';
 import bulkRoutes from './bulk/routes.js';
+import mailpitRoutes from './mailpit/routes.js';
 
 export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   await serverRoutes(app, ctx);
@@ -43,4 +44,5 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   await dataRemovalRoutes(app, ctx);
   await inboundRoutes(app, ctx);
   await bulkRoutes(app, ctx);
+  await mailpitRoutes(app, ctx);
 }
