@@ -23,6 +23,10 @@ import { inlineCss } from '../../src/domain/templates/inline-css.js';
 import { insertPixel, rewriteHtmlLinks } from '../../src/domain/tracking/html.js';
 import { relaxedBody } from '../../src/infra/dkim/canonicalize.js';
 import { parseAddressList } from '../../src/infra/mime/address.js';
+import { cleanValue, parseQuery, splitWords } from '../../src/domain/mailpit/query.js';
+import { htmlText, snippet } from '../../src/domain/mailpit/snippet.js';
+import { cleanTag } from '../../src/domain/mailpit/tags.js';
+import { basicPassword } from '../../src/domain/mailpit/access.js';
 
 const MB = 1024 * 1024;
 const BOUND_MS = 2000;
@@ -110,4 +114,21 @@ describe('a megabyte of the worst case, through every pattern a sender reaches',
     );
     await linear('address fragments', () => PostalMime.parse(message(`Cc: ${mb('a@a@')}\r\n`, 'x')));
   });
+
+  it("Mailpit's search query, snippets, tags and Basic credentials", async () => {
+    await linear('one quoted phrase', () => parseQuery('"' + mb('a ')));
+    await linear('a megabyte of spaces', () => parseQuery(mb(' ', 'x')));
+    await linear('many words (refused after the limit)', () => parseQuery(mb('a ')));
+    await linear('quotes', () => splitWords(mb('"')));
+    await linear('negations and prefixes', () => parseQuery(mb('-!to:')));
+    await linear('one long term', () => parseQuery('subject:' + mb('x')));
+    await linear('dates', () => parseQuery('after:' + mb('2026-')));
+    await linear('separators to clean', () => cleanValue(mb('<>,;() \t')));
+    await linear('unclosed tags', () => htmlText(mb('<'), MB));
+    await linear('unclosed style', () => htmlText(mb('<style'), MB));
+    await linear('entities', () => snippet(null, mb('&amp')));
+    await linear('tag characters', () => cleanTag(mb('/ ')));
+    await linear('Basic credentials', () => basicPassword('Basic ' + mb('A')));
+  });
 });
+

@@ -2,6 +2,7 @@
 // mobile widths, the text part, the headers and raw source as sent, each recipient's timeline, attachments.
 import type { AppContext } from '../../../domain/app-context.js';
 import { messageTimeline } from '../../../domain/messages/details.js';
+import { markOpened } from '../../../domain/mailpit/inbox.js';
 import { html, query, type Html } from '../html.js';
 import { page, when } from '../layout.js';
 import type { ConsoleRouter } from '../router.js';
@@ -49,6 +50,7 @@ function headerBlock(mime: string): string {
 export function registerMessage(r: ConsoleRouter, ctx: AppContext): void {
   r.page('/console/s/:sid/messages/:mid', async (c) => {
     const m = await messageTimeline(ctx, c.server.id, c.params.mid!);
+    await markOpened(ctx, c.server, m.MessageID);
     const images = c.query.images === '1';
     const mobile = c.query.width === 'mobile';
     const base = `/console/s/${c.server.id}/messages/${m.MessageID}`;
