@@ -4,6 +4,9 @@
 // token sees nothing, a Live token is 403, none is 401).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MailpitClient } from 'mailpit-api';
 import { addConfirmedSender } from '../../helpers/senders.js';
@@ -186,7 +189,6 @@ describe('Mailpit API over a Sandbox server (mailpit-api client)', () => {
   });
 
   it('sends through the server with /api/v1/send and waits for it', async () => {
-    const waiting = mp.waitForMessage({ query: 'subject:"Your receipt"' }, { timeout: 5000, interval: 50 });
     const sent = await mp.sendMessage({
       From: { Email: FROM, Name: 'Shop' },
       To: [{ Email: 'jane@dest.example', Name: 'Jane' }],
@@ -199,7 +201,7 @@ describe('Mailpit API over a Sandbox server (mailpit-api client)', () => {
       Attachments: [{ Filename: 'receipt.pdf', Content: PDF.toString('base64'), ContentType: 'application/pdf' }],
     });
     assert.match(sent.ID, /^[0-9a-f-]{36}$/);
-    const got = await waiting;
+    const got = await mp.waitForMessage({ query: 'subject:"Your receipt"' }, { timeout: 5000, interval: 50 });
     assert.equal(got.ID, sent.ID);
     assert.deepEqual(got.Tags, ['receipt', 'billing']);
     assert.deepEqual(got.Bcc, [{ Name: '', Address: 'audit@dest.example' }]);
@@ -231,9 +233,47 @@ describe('Mailpit API over a Sandbox server (mailpit-api client)', () => {
     }
     assert.equal((await mp.listMessages()).total, mine.total, 'not deleted by the other server');
     assert.ok(!(await mp.getTags()).includes('stolen'));
+    // Almost a megabyte of search in a body (the body limit is 1 MB): refused at once with Mailpit's plain-text 400, never a 500.
+    const auth = { authorization: `Basic ${Buffer.from(`x:${token}`).toString('base64')}`, 'content-type': 'application/json' };
+    const started = performance.now();
+    const big = await fetch(`${s.url}/mailpit/api/v1/messages`, { method: 'PUT', headers: auth, body: JSON.stringify({ Search: ' '.repeat(400 * 1024) + 'a '.repeat(250 * 1024), Read: true }) });
+    assert.equal(big.status, 400);
+    assert.match(await big.text(), /more than 32 terms/);
+    assert.ok(performance.now() - started < 2000);
+    const broken = await fetch(`${s.url}/mailpit/api/v1/tags`, { method: 'PUT', headers: auth, body: '{"IDs": [' });
+    assert.equal(broken.status, 400);
+    assert.equal(broken.headers.get('content-type'), 'text/plain');
+    const long = await fetch(`${s.url}/mailpit/api/v1/search?query=${'x'.repeat(1001)}`, { headers: auth });
+    assert.equal(long.status, 400);
+    const empty = await fetch(`${s.url}/mailpit/api/v1/search?query=`, { headers: auth });
+    assert.deepEqual([empty.status, await empty.text()], [400, 'Error: no search query']);
     // The checks are not served by this branch (wired at merge), and unknown paths are Mailpit's 404.
     const r = await fetch(`${s.url}/mailpit/api/v1/nothing`, { headers: { authorization: `Basic ${Buffer.from(`x:${token}`).toString('base64')}` } });
     assert.equal(r.status, 404);
     assert.equal(await r.text(), '404 page not found');
   });
 });
+
+describe('Mailpit API while MAILROOM_CAPTURE_DIR is set', () => {
+  let s: TestService;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mailroom-capture-'));
+    s = await startService({ env: { MAILROOM_CAPTURE_DIR: dir } });
+    await addConfirmedSender(s, FROM);
+  });
+  after(async () => {
+    await s.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("serves a Live server's messages: nothing leaves the machine", async () => {
+    const r = await s.request('POST', '/email', { body: { From: FROM, To: 'jane@dest.example', Subject: 'Captured', TextBody: 'x' } });
+    assert.equal(r.status, 200, r.text);
+    const mp = new MailpitClient(`${s.url}/mailpit`, { auth: { username: 'u', password: s.serverToken } });
+    const list = await mp.listMessages();
+    assert.deepEqual(list.messages.map((m) => m.Subject), ['Captured']);
+    assert.equal((await mp.getMessageSummary(r.body.MessageID)).Subject, 'Captured');
+  });
+});
+

@@ -10,6 +10,7 @@ import { parseQuery } from '../../../domain/mailpit/query.js';
 import { setRead } from '../../../domain/mailpit/read-state.js';
 import { sendMessage } from '../../../domain/mailpit/send.js';
 import { headerMap, loadMessages, messageSummary, type LoadedMessage } from '../../../domain/mailpit/view.js';
+import { MAX_SINGLE_REQUEST_BYTES } from '../../../domain/accepting/limits.js';
 import type { App } from '../../types.js';
 import { jsonBody, MailpitRefusal, notFound, queryOf, serverOf, type Query } from './request.js';
 
@@ -81,7 +82,7 @@ export function registerMessageRoutes(s: App, ctx: AppContext): void {
     throw new MailpitRefusal(400, chaos);
   });
 
-  s.post('/api/v1/send', async (req, reply) => {
+  s.post('/api/v1/send', { bodyLimit: MAX_SINGLE_REQUEST_BYTES }, async (req, reply) => {
     const body = jsonBody(req, true);
     return reply.type('application/json').send(await sendMessage(ctx, serverOf(req), body));
   });

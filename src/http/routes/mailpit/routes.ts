@@ -16,9 +16,6 @@ import { infoOf, webUiOf } from './info.js';
 import { registerMessageRoutes } from './message-routes.js';
 import { MailpitRefusal, notFound, objectBody, ok, paging, queryOf, serverOf, stringList } from './request.js';
 
-/** Bodies Mailpit's handlers take are small JSON; send carries attachments (the POST /email limit). */
-const BODY_LIMIT = 1024 * 1024;
-
 const REALM = 'Basic realm="mailroom Mailpit API", charset="UTF-8"';
 
 export default async function mailpitRoutes(app: App, ctx: AppContext): Promise<void> {
@@ -29,7 +26,8 @@ export default async function mailpitRoutes(app: App, ctx: AppContext): Promise<
       s.decorateRequest('mailpitServer', null);
       // Mailpit's handlers decode their bodies themselves (an absent body is no body): the text is kept.
       s.removeAllContentTypeParsers();
-      s.addContentTypeParser('*', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body));
+      // Bodies are small JSON (the app's 1 MB limit); send carries attachments (POST /email's, message-routes.ts).
+      s.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
       s.addHook('onRequest', async (req, reply) => {
         const access = await mailpitAccess(ctx, tokens, req.headers.authorization);
         if (access.ok) {
