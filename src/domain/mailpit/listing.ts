@@ -26,22 +26,29 @@ async function count(ctx: AppContext, server: MailpitServer): Promise<number> {
   return Number((r as { n?: number } | undefined)?.n ?? 0);
 }
 
-/** How many messages match, and how many of those are unread (one pass). */
-async function matchCounts(ctx: AppContext, server: MailpitServer, terms: Term[], before?: number): Promise<{ n: number; unread: number }> {
-  // The state is joined whatever the terms: the unread count reads it.
-  const q = scope(ctx, server, terms, before);
+/**
+ * A search in one pass, as Mailpit's own: the ids of every match in order with their read flags, from which
+ * the counts and the page are cut. A search reads every message anyway (substrings have no index); a count
+ * and a page as two statements read them twice.
+ */
+async function searchPass(ctx: AppContext, server: MailpitServer, terms: Term[], p: Paging) {
+  const q = scope(ctx, server, terms, p.before);
   const joined = needsState(terms) ? q : q.leftJoin('mailpit_state as s', 's.message_id', 'messages.id');
-  const r = (await joined
-    .select([sql<number>`count(*)`.as('n'), sql<number>`sum(case when coalesce(s.read, 0) = 0 then 1 else 0 end)`.as('unread')])
-    .executeTakeFirst()) as { n: number; unread: number | null } | undefined;
-  return { n: Number(r?.n ?? 0), unread: Number(r?.unread ?? 0) };
+  const rows = (await joined
+    .select(['messages.id', sql<number>`coalesce(s.read, 0)`.as('r')])
+    .orderBy('messages.received_at', 'desc')
+    .orderBy('messages.id', 'desc')
+    .execute()) as Array<{ id: string; r: number }>;
+  const limit = Math.min(p.limit, MAX_LIMIT);
+  const ids = rows.slice(p.start, p.start + limit).map((r) => r.id);
+  return { n: rows.length, unread: rows.filter((r) => Number(r.r) !== 1).length, messages: (await loadMessages(ctx, server, ids)).map((m) => listItem(ctx, m)) };
 }
 
-async function page(ctx: AppContext, server: MailpitServer, terms: Term[], p: Paging) {
+async function page(ctx: AppContext, server: MailpitServer, p: Paging) {
   const limit = Math.min(p.limit, MAX_LIMIT);
   if (limit === 0) return [];
   const ids = (
-    await scope(ctx, server, terms, p.before)
+    await scope(ctx, server)
       .select('messages.id')
       .orderBy('messages.received_at', 'desc')
       .orderBy('messages.id', 'desc')
@@ -54,23 +61,23 @@ async function page(ctx: AppContext, server: MailpitServer, terms: Term[], p: Pa
 
 /** GET /api/v1/messages (terms empty) and GET /api/v1/search. */
 export async function listMessages(ctx: AppContext, server: MailpitServer, p: Paging, terms: Term[] | null = null) {
-  const [total, read, tags, messages, matched] = await Promise.all([
+  const searching = terms !== null || p.before !== undefined;
+  const [total, read, tags, found] = await Promise.all([
     count(ctx, server),
     readCount(ctx, server.id),
     allTags(ctx, server),
-    page(ctx, server, terms ?? [], p),
-    terms === null && p.before === undefined ? null : matchCounts(ctx, server, terms ?? [], p.before),
+    searching ? searchPass(ctx, server, terms ?? [], p) : page(ctx, server, p).then((messages) => ({ n: -1, unread: -1, messages })),
   ]);
   const unread = Math.max(0, total - read);
   return {
     total,
     unread,
-    count: messages.length,
-    messages_count: matched ? matched.n : total,
-    messages_unread: matched ? matched.unread : unread,
+    count: found.messages.length,
+    messages_count: searching ? found.n : total,
+    messages_unread: searching ? found.unread : unread,
     start: p.start,
     tags,
-    messages,
+    messages: found.messages,
   };
 }
 

@@ -4,6 +4,7 @@
 // cleaned as Mailpit's CleanTag does and unique whatever their case.
 import { sql, type SqlBool } from 'kysely';
 import type { AppContext } from '../app-context.js';
+import { distinctTags } from '../../infra/db/distinct-tags.js';
 import { fromJson } from '../../infra/db/util.js';
 import { scope, type MailpitServer } from './filters.js';
 
@@ -104,7 +105,11 @@ async function setLists(ctx: AppContext, server: MailpitServer): Promise<string[
 
 /** The Postmark Tags of the messages whose tags were never set through the API, with their counts. */
 async function plainTags(ctx: AppContext, server: MailpitServer, anySet: boolean, counted: boolean): Promise<Array<{ tag: string; n: number }>> {
-  // Without any list set (the usual case) no join: the distinct tags of the server's messages.
+  // Without any list set (the usual case) no join, and only the names: read from the tag indexes.
+  if (!anySet && !counted) {
+    const streams = await ctx.db.selectFrom('message_streams').select('id').where('server_id', '=', server.id).execute();
+    return (await distinctTags(ctx.db, server.id, streams.map((x) => x.id))).filter((t) => t !== '').map((tag) => ({ tag, n: 0 }));
+  }
   let q = scope(ctx, server).where('messages.tag', 'is not', null);
   if (anySet) q = q.leftJoin('mailpit_state as s', 's.message_id', 'messages.id').where(sql<SqlBool>`s.tags is null`);
   const rows = counted
