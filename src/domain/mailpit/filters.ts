@@ -21,8 +21,10 @@ const col = (name: string) => sql.ref(name);
 const has = (ctx: AppContext, column: string, value: string) => containsInsensitive(ctx.dialect, sql`coalesce(${col(column)}, '')`, value);
 const or = (parts: RawBuilder<SqlBool>[]) => sql<SqlBool>`(${sql.join(parts, sql` or `)})`;
 
-function recipient(ctx: AppContext, kinds: string[], value: string): RawBuilder<SqlBool> {
-  return sql<SqlBool>`exists (select 1 from message_recipients r where r.message_id = messages.id and r.kind in (${sql.join(kinds)}) and (${has(ctx, 'r.email', value)} or ${has(ctx, 'r.name', value)}))`;
+// The server's matching recipients read once (a semi-join), not a probe per message: on PostgreSQL a
+// correlated probe paid run-time partition pruning per message (free text took 1.8 s over 95,000 messages).
+function recipient(ctx: AppContext, serverId: number, kinds: string[], value: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`messages.id in (select r.message_id from message_recipients r where r.server_id = ${serverId} and r.kind in (${sql.join(kinds)}) and (${has(ctx, 'r.email', value)} or ${has(ctx, 'r.name', value)}))`;
 }
 
 /** The message's tags contain `tag` (case-insensitive, as Mailpit keeps tags unique whatever their case). */
@@ -30,7 +32,7 @@ export function tagged(ctx: AppContext, tag: string): RawBuilder<SqlBool> {
   return sql<SqlBool>`((s.tags is null and lower(coalesce(messages.tag, '')) = ${tag.toLowerCase()}) or (s.tags is not null and ${containsInsensitive(ctx.dialect, sql.ref('s.tags'), JSON.stringify(tag))}))`;
 }
 
-function condition(ctx: AppContext, t: Term): RawBuilder<SqlBool> {
+function condition(ctx: AppContext, serverId: number, t: Term): RawBuilder<SqlBool> {
   if (t.kind === 'date') return t.bound === 'after' ? sql<SqlBool>`messages.received_at >= ${t.at}` : sql<SqlBool>`messages.received_at <= ${t.at}`;
   if (t.kind === 'flag') {
     switch (t.flag) {
@@ -50,17 +52,17 @@ function condition(ctx: AppContext, t: Term): RawBuilder<SqlBool> {
   const v = t.value;
   switch (t.field) {
     case 'to':
-      return recipient(ctx, ['To'], v);
+      return recipient(ctx, serverId, ['To'], v);
     case 'cc':
-      return recipient(ctx, ['Cc'], v);
+      return recipient(ctx, serverId, ['Cc'], v);
     case 'bcc':
-      return recipient(ctx, ['Bcc'], v);
+      return recipient(ctx, serverId, ['Bcc'], v);
     case 'from':
       return has(ctx, 'messages.from_raw', v);
     case 'reply-to':
       return has(ctx, 'messages.reply_to', v);
     case 'addressed':
-      return or([recipient(ctx, ['To', 'Cc', 'Bcc'], v), has(ctx, 'messages.from_raw', v), has(ctx, 'messages.reply_to', v)]);
+      return or([recipient(ctx, serverId, ['To', 'Cc', 'Bcc'], v), has(ctx, 'messages.from_raw', v), has(ctx, 'messages.reply_to', v)]);
     case 'subject':
       return has(ctx, 'messages.subject', v);
     case 'message-id':
@@ -75,7 +77,7 @@ function condition(ctx: AppContext, t: Term): RawBuilder<SqlBool> {
         has(ctx, 'messages.html_body', v),
         has(ctx, 'messages.tag', v),
         has(ctx, 'messages.attachments', v),
-        recipient(ctx, ['To', 'Cc', 'Bcc'], v),
+        recipient(ctx, serverId, ['To', 'Cc', 'Bcc'], v),
       ]);
   }
 }
@@ -94,7 +96,7 @@ export function scope(ctx: AppContext, server: MailpitServer, terms: Term[] = []
   if (server.sandbox) q = q.where(sql<SqlBool>`messages.sandbox = ${sql.lit(1)}`);
   if (before !== undefined) q = q.where('messages.received_at', '<', before);
   for (const t of terms) {
-    const c = condition(ctx, t);
+    const c = condition(ctx, server.id, t);
     q = q.where(t.exclude ? sql<SqlBool>`not ${c}` : c);
   }
   return q;
