@@ -27,6 +27,10 @@ import { escape, showControls } from '../../src/http/console/html.js';
 import { htmlCheck } from '../../src/domain/message-checks/html-check.js';
 import { extractLinks } from '../../src/domain/message-checks/link-extract.js';
 import { parseReport } from '../../src/infra/spamd/report.js';
+import { cleanValue, parseQuery, splitWords } from '../../src/domain/mailpit/query.js';
+import { htmlText, snippet } from '../../src/domain/mailpit/snippet.js';
+import { cleanTag } from '../../src/domain/mailpit/tags.js';
+import { basicPassword } from '../../src/domain/mailpit/access.js';
 
 const MB = 1024 * 1024;
 const BOUND_MS = 2000;
@@ -139,4 +143,21 @@ describe('a megabyte of the worst case, through every pattern a sender reaches',
     await linear('html links', () => extractLinks(mb('<a href=http://x/'), ''));
     await linear('spamd report rows', () => parseReport('SPAMD/1.1 0 EX_OK\r\nSpam: False ; 1.0 / 5.0\r\n\r\nContent analysis details\n' + mb(' 1.0 RULE ' + ' '.repeat(40) + '\n' + ' '.repeat(30) + 'x\n')));
   });
+
+  it("Mailpit's search query, snippets, tags and Basic credentials", async () => {
+    await linear('one quoted phrase', () => parseQuery('"' + mb('a ')));
+    await linear('a megabyte of spaces', () => parseQuery(mb(' ', 'x')));
+    await linear('many words (refused after the limit)', () => parseQuery(mb('a ')));
+    await linear('quotes', () => splitWords(mb('"')));
+    await linear('negations and prefixes', () => parseQuery(mb('-!to:')));
+    await linear('one long term', () => parseQuery('subject:' + mb('x')));
+    await linear('dates', () => parseQuery('after:' + mb('2026-')));
+    await linear('separators to clean', () => cleanValue(mb('<>,;() \t')));
+    await linear('unclosed tags', () => htmlText(mb('<'), MB));
+    await linear('unclosed style', () => htmlText(mb('<style'), MB));
+    await linear('entities', () => snippet(null, mb('&amp')));
+    await linear('tag characters', () => cleanTag(mb('/ ')));
+    await linear('Basic credentials', () => basicPassword('Basic ' + mb('A')));
+  });
 });
+

@@ -3,6 +3,7 @@
 // Content-ID for inline `cid:` parts.
 import { isComposite, parseContentType } from '../../infra/mime/content-type.js';
 import { ApiError, ErrorCode } from '../errors.js';
+import { attachmentChecksums } from './checksums.js';
 import { FORBIDDEN_EXTENSIONS, MAX_ATTACHMENT_NAME, MAX_ATTACHMENTS, MAX_CONTENT_ID, MAX_CONTENT_TYPE } from './limits.js';
 import type { PreparedAttachment } from './types.js';
 
@@ -74,6 +75,6 @@ export function prepareAttachments(value: unknown): PreparedAttachment[] {
       if (id === '' || id.length > MAX_CONTENT_ID || /[\s<>"\u0000-\u001f\u007f]/.test(id)) throw bad(`'${where}.ContentID' is not a valid content id (cid:...).`);
       contentId = id;
     }
-    return { name: Name, contentType, contentId, content, size: decodedSize(content) };
+    return { name: Name, contentType, contentId, content, size: decodedSize(content), checksums: attachmentChecksums(content) };
   });
 }

@@ -46,7 +46,8 @@ export async function storeMessages(trx: Kysely<Database>, ctx: AppContext, acce
     const status = sandbox ? 'Sent' : 'Queued';
     const trackOpens = m.trackOpens ?? settings.trackOpens;
     const trackLinks = m.trackLinks ?? settings.trackLinks;
-    const attachmentList = m.attachments.map((a) => ({ Name: a.name, ContentType: a.contentType, ContentID: a.contentId, ContentLength: a.size }));
+    // The checksums (checksums.ts) stay beside the name and size when the content is dropped.
+    const attachmentList = m.attachments.map((a) => ({ Name: a.name, ContentType: a.contentType, ContentID: a.contentId, ContentLength: a.size, Checksums: a.checksums }));
     messages.push([
       id, serverId, m.streamId, m.fromEmail, m.fromRaw, m.subject, m.tag, m.htmlBody, m.textBody, m.replyTo, JSON.stringify(m.headers),
       JSON.stringify(m.metadata), trackOpens ? 1 : 0, trackLinks, JSON.stringify(attachmentList), status, sandbox ? 1 : 0, now, null, bulk?.id ?? null,

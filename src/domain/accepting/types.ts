@@ -1,5 +1,6 @@
 // The shapes of the sending area: a message as the application sent it, the validated form that is
 // stored, and the per-message result of the send operations (docs/reference/sending.md, "Send result").
+import type { AttachmentChecksums } from './checksums.js';
 
 export type TrackLinks = 'None' | 'HtmlAndText' | 'HtmlOnly' | 'TextOnly';
 
@@ -23,6 +24,8 @@ export interface PreparedAttachment {
   content: string;
   /** Decoded size in bytes. */
   size: number;
+  /** Of the decoded content (checksums.ts); absent where the content is not at hand (a bulk entry). */
+  checksums?: AttachmentChecksums;
 }
 
 /** A message that passed every check that needs no database. */

@@ -29,7 +29,7 @@ const PAGES_PER_STATEMENT = 20;
 export async function submitBulk(ctx: AppContext, auth: SendAuth, body: unknown): Promise<BulkSendingResponse> {
   const bulk = prepareBulkRequest(body);
   const sender = { accountId: auth.accountId, serverId: auth.serverId };
-  const attachmentList = bulk.attachments.map((a) => ({ name: a.name, contentType: a.contentType, contentId: a.contentId, content: '', size: a.size }));
+  const attachmentList = bulk.attachments.map((a) => ({ name: a.name, contentType: a.contentType, contentId: a.contentId, content: '', size: a.size, checksums: a.checksums }));
   // The first entry compiled now: a template that is missing, a layout or does not render refuses the request.
   const compile = await compiler(ctx.db, auth.serverId, bulk.content, attachmentList);
   const first = compile(bulk.entries[0]);
@@ -60,7 +60,7 @@ export async function submitBulk(ctx: AppContext, auth: SendAuth, body: unknown)
         stream_id: bulk.streamId,
         subject: compile.subject,
         content: JSON.stringify(bulk.content),
-        attachments: JSON.stringify(bulk.attachments.map((a) => ({ Name: a.name, ContentType: a.contentType, ContentID: a.contentId, ContentLength: a.size }))),
+        attachments: JSON.stringify(bulk.attachments.map((a) => ({ Name: a.name, ContentType: a.contentType, ContentID: a.contentId, ContentLength: a.size, Checksums: a.checksums }))),
         total_messages: bulk.entries.length,
         pages: pages.length,
         submitted_at: now,

@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import { prepareMessage } from '../accepting/validate.js';
+import type { AttachmentChecksums } from '../accepting/checksums.js';
 import type { PreparedAttachment, PreparedMessage } from '../accepting/types.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { parseTemplate, renderNodesToString, TemplateError, type TemplateNode } from '../templates/render.js';
@@ -53,8 +54,8 @@ export async function contentRenderer(db: Kysely<Database>, serverId: number, c:
 
 /** What every message lists of the request's attachments (their content stays in bulk_attachments). */
 export function attachmentList(json: string): PreparedAttachment[] {
-  const list = JSON.parse(json) as Array<{ Name: string; ContentType: string; ContentID: string | null; ContentLength: number }>;
-  return list.map((a) => ({ name: a.Name, contentType: a.ContentType, contentId: a.ContentID, content: '', size: a.ContentLength }));
+  const list = JSON.parse(json) as Array<{ Name: string; ContentType: string; ContentID: string | null; ContentLength: number; Checksums?: AttachmentChecksums }>;
+  return list.map((a) => ({ name: a.Name, contentType: a.ContentType, contentId: a.ContentID, content: '', size: a.ContentLength, checksums: a.Checksums }));
 }
 
 export async function compiler(db: Kysely<Database>, serverId: number, c: BulkContent, attachments: PreparedAttachment[]): Promise<Compile> {

@@ -22,6 +22,7 @@ import dataRemovalRoutes from './data-removals/routes.js';
 import inboundRoutes from './inbound/routes.js';
 import bulkRoutes from './bulk/routes.js';
 import dmarcRoutes from './dmarc/routes.js';
+import mailpitRoutes from './mailpit/routes.js';
 
 export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   await serverRoutes(app, ctx);
@@ -45,4 +46,5 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   await inboundRoutes(app, ctx);
   await bulkRoutes(app, ctx);
   await dmarcRoutes(app, ctx);
+  await mailpitRoutes(app, ctx);
 }

@@ -29,6 +29,7 @@ export const PARTITIONED_TABLES = [
   { name: 'message_events', key: 'message_id' },
   { name: 'opens', key: 'message_id' },
   { name: 'clicks', key: 'message_id' },
+  { name: 'mailpit_state', key: 'message_id' },
   { name: 'messages', key: 'id' },
 ] as const;
 

@@ -9,6 +9,7 @@ import type { DestinationPaceTable } from './tables/destination-pace.js';
 import type { InboundReportsTable, PostmasterMessagesTable } from './tables/inbound-reports.js';
 import type { InboundAttemptsTable, InboundMessagesTable, InboundRulesTable } from './tables/inbound.js';
 import type { JobsTable } from './tables/jobs.js';
+import type { MailpitStateTable } from './tables/mailpit.js';
 import type { MessageStreamsTable } from './tables/message-streams.js';
 import type { MtaStsPoliciesTable } from './tables/mta-sts.js';
 import type { PeriodicTasksTable } from './tables/periodic-tasks.js';
@@ -37,6 +38,7 @@ export interface Database {
   mta_sts_policies: MtaStsPoliciesTable;
   destination_pace: DestinationPaceTable;
   messages: MessagesTable;
+  mailpit_state: MailpitStateTable;
   message_recipients: MessageRecipientsTable;
   message_attachments: MessageAttachmentsTable;
   message_events: MessageEventsTable;

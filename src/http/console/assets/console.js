@@ -43,6 +43,13 @@
           url = u.pathname + u.search;
           var empty = document.querySelector('p.empty');
           if (empty) empty.remove();
+          // A Sandbox server's inbox line follows (issue 24).
+          if (data.inbox) {
+            var unreadEl = document.getElementById('inbox-unread');
+            var totalEl = document.getElementById('inbox-total');
+            if (unreadEl) unreadEl.textContent = data.inbox.unread.toLocaleString('en');
+            if (totalEl) totalEl.textContent = data.inbox.total.toLocaleString('en');
+          }
           if (state) state.textContent = 'Live: ' + data.count + ' new message' + (data.count === 1 ? '' : 's') + ' just arrived.';
         })
         .catch(function () {})

@@ -6,6 +6,8 @@ import { listStreams } from '../../../domain/streams/list-streams.js';
 import { html, query, type Html } from '../html.js';
 import { page, when } from '../layout.js';
 import type { ConsoleRouter } from '../router.js';
+import { inboxCounts, unreadAmong } from '../../../domain/mailpit/inbox.js';
+import { registerDeleteAll } from './inbox-delete.js';
 
 const PAGE_SIZE = 50;
 const FILTERS = ['recipient', 'fromemail', 'tag', 'status', 'stream', 'subject', 'fromdate', 'todate', 'metakey', 'metavalue'] as const;
@@ -37,21 +39,31 @@ function search(q: Record<string, string>): MessageSearch {
   };
 }
 
-export function rows(serverId: number, items: Item[]): Html {
+/** `unread`: the unread ones of a Sandbox server's messages (Mailpit's inbox), shown bold with a marker. */
+export function rows(serverId: number, items: Item[], unread: Set<string> = new Set()): Html {
   return html`${items.map(
-    (m) => html`<tr data-cursor="${cursorOf(m)}">
-<td class="nowrap">${when(m.ReceivedAt)}</td><td>${m.From}</td><td>${m.Recipients.join(', ')}</td>
+    (m) => html`<tr data-cursor="${cursorOf(m)}"${unread.has(m.MessageID) ? html` class="unread"` : ''}>
+<td class="nowrap">${unread.has(m.MessageID) ? html`<span class="unread-dot" title="Unread"><span class="sr-only">Unread </span></span>` : ''}${when(m.ReceivedAt)}</td><td>${m.From}</td><td>${m.Recipients.join(', ')}</td>
 <td><a href="/console/s/${serverId}/messages/${m.MessageID}">${m.Subject || '(no subject)'}</a></td>
 <td><span class="status status-${m.Status.toLowerCase()}">${m.Status}</span>${m.Sandboxed ? html` <span class="badge">sandbox</span>` : ''}</td><td>${m.Tag}</td></tr>`,
   )}`;
 }
 
+/** A Sandbox server's inbox line: its unread count, and for admins, emptying it (a confirmation page first). */
+function inboxBar(serverId: number, inbox: { total: number; unread: number }, admin: boolean): Html {
+  return html`<p class="inbox-bar" id="inbox-state"><strong id="inbox-unread">${inbox.unread.toLocaleString('en')}</strong> unread of <span id="inbox-total">${inbox.total.toLocaleString('en')}</span> (opening a message marks it read; tests read the same inbox through <a href="https://mailpit.axllent.org/docs/api-v1/">Mailpit's API</a> at <code>/mailpit</code>).${
+    admin && inbox.total > 0 ? html` <a class="danger-link" href="/console/s/${serverId}/activity/delete-all">Delete all messages</a>` : ''
+  }</p>`;
+}
+
 export function registerActivity(r: ConsoleRouter, ctx: AppContext): void {
+  registerDeleteAll(r, ctx);
   r.page('/console/s/:sid/activity', async (c) => {
     const q = c.query;
     const before = parseCursor(q.before);
     const [found, streams] = await Promise.all([searchMessages(ctx, c.server.id, { ...search(q), before }), listStreams(ctx.db, c.server.id, { includeArchived: true })]);
     const items = found.Messages;
+    const [unread, inbox] = await Promise.all([unreadAmong(ctx, c.server, items.map((m) => m.MessageID)), inboxCounts(ctx, c.server)]);
     const filters = Object.fromEntries(FILTERS.map((k) => [k, q[k]]));
     const older = items.length === PAGE_SIZE ? `/console/s/${c.server.id}/activity${query({ ...filters, before: cursorOf(items[items.length - 1]!) })}` : null;
     // Live updates only on the first page (a later page is a look into the past).
@@ -68,8 +80,9 @@ export function registerActivity(r: ConsoleRouter, ctx: AppContext): void {
   <div class="field"><button type="submit">Filter</button> <a href="/console/s/${c.server.id}/activity">Clear</a></div>
 </form>
 <p class="muted">Newest first${c.server.delivery_type === 'Sandbox' ? html`; this is a <strong>sandbox</strong> server: its messages are kept here and never leave mailroom` : ''}.${live ? html` <span class="live" id="live-state" role="status">Live: new messages appear here.</span>` : ''}</p>
+${inbox ? inboxBar(c.server.id, inbox, c.session.user.role === 'admin') : ''}
 <table class="list"><thead><tr><th scope="col">Received</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th><th scope="col">Tag</th></tr></thead>
-<tbody id="activity-rows"${live ? html` data-live="${live}"` : ''}>${rows(c.server.id, items)}</tbody></table>
+<tbody id="activity-rows"${live ? html` data-live="${live}"` : ''}>${rows(c.server.id, items, unread)}</tbody></table>
 ${items.length === 0 ? html`<p class="empty">No messages match.</p>` : ''}
 <nav class="pager" aria-label="Pages">${before ? html`<a href="/console/s/${c.server.id}/activity${query(filters)}">Newest</a>` : ''}${older ? html`<a href="${older}" rel="next">Older messages</a>` : ''}</nav>`;
     return page(c.frame('Activity', 'activity'), body);
@@ -81,6 +94,7 @@ ${items.length === 0 ? html`<p class="empty">No messages match.</p>` : ''}
     if (!after) return void c.reply.status(400).send({ error: 'after is required' });
     const found = await searchMessages(ctx, c.server.id, { ...search(c.query), after });
     const items = found.Messages;
-    return void c.reply.send({ html: rows(c.server.id, items).text, newest: items[0] ? cursorOf(items[0]) : c.query.after, count: items.length });
+    const [unread, inbox] = await Promise.all([unreadAmong(ctx, c.server, items.map((m) => m.MessageID)), items.length ? inboxCounts(ctx, c.server) : null]);
+    return void c.reply.send({ inbox, html: rows(c.server.id, items, unread).text, newest: items[0] ? cursorOf(items[0]) : c.query.after, count: items.length });
   });
 }

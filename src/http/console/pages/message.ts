@@ -2,6 +2,7 @@
 // mobile widths, the text part, the headers and raw source as sent, each recipient's timeline, attachments.
 import type { AppContext } from '../../../domain/app-context.js';
 import { messageTimeline } from '../../../domain/messages/details.js';
+import { markOpened } from '../../../domain/mailpit/inbox.js';
 import { html, query, type Html } from '../html.js';
 import { page, when } from '../layout.js';
 import type { ConsoleRouter, PageCall } from '../router.js';
@@ -52,6 +53,7 @@ export function registerMessage(r: ConsoleRouter, ctx: AppContext): void {
   // The page, with the link check's answer when it is the answer to the link check's button (issue 24).
   const render = async (c: PageCall, linkCheck?: { links: LinkCheckResponse; follow: boolean }) => {
     const m = await messageTimeline(ctx, c.server.id, c.params.mid!);
+    await markOpened(ctx, c.server, m.MessageID);
     const images = c.query.images === '1';
     const mobile = c.query.width === 'mobile';
     const base = `/console/s/${c.server.id}/messages/${m.MessageID}`;

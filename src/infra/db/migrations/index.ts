@@ -29,6 +29,7 @@ import * as m0026 from './0026-postmaster-messages.js';
 import * as m0027 from './0027-inbound-hook-password.js';
 import * as m0029 from './0029-custom-tracking-domains.js';
 import * as m0030 from './0030-bulk-messages-order.js';
+import * as m0031 from './0031-mailpit-state.js';
 import * as m0032 from './0032-dmarc-reports.js';
 import * as m0033 from './0033-inbound-hook-responses.js';
 
@@ -61,6 +62,7 @@ export const migrations: Record<string, Migration> = {
   '0027-inbound-hook-password': m0027,
   '0029-custom-tracking-domains': m0029,
   '0030-bulk-messages-order': m0030,
+  '0031-mailpit-state': m0031,
   '0032-dmarc-reports': m0032,
   '0033-inbound-hook-responses': m0033,
 };
