@@ -48,7 +48,7 @@ export async function registerWorkers(_ctx: AppContext): Promise<Array<() => Pro
   _ctx.scheduler.add({ name: 'inbound-report-digests-purge', everyMs: PURGE_EVERY_MS, run: async (now) => void (await purgeReportDigests(_ctx, now)) });
   const delivery = deliveryParts(_ctx);
   stops.push(registerDelivery(_ctx, delivery));
-  registerBulk(_ctx, delivery);
+  stops.push(registerBulk(_ctx, delivery));
   registerSenderWorkers(_ctx);
   _ctx.scheduler.add({ name: 'archived-streams-purge', everyMs: 10 * 60_000, run: async (now) => void (await purgeArchivedStreams(_ctx, now)) });
   stops.push(registerWebhookWorker(_ctx));
