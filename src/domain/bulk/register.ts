@@ -15,8 +15,9 @@ export function registerBulk(ctx: AppContext, parts: DeliveryParts): () => Promi
   const o = deliveryOptions(ctx.config);
   const finisher = createBulkFinisher(ctx);
   // Two jobs at once per process: each is one transaction of PAGES_PER_JOB pages; more would only queue on
-  // SQLite's single writer.
-  ctx.runner.register({ queue: BULK_EXPAND_QUEUE, concurrency: 2, leaseMs: 60_000, handle: async (job) => void (await expandPage(ctx, job)) });
+  // SQLite's single writer. The delivery lease (MAILROOM_DELIVERY_LEASE_SECONDS, renewed by the heartbeat
+  // while a job runs): the pages of a worker that died are taken up again as soon as its deliveries are.
+  ctx.runner.register({ queue: BULK_EXPAND_QUEUE, concurrency: 2, leaseMs: o.leaseMs, handle: async (job) => void (await expandPage(ctx, job)) });
   ctx.runner.register({
     queue: BULK_DELIVER_QUEUE,
     concurrency: Math.max(1, Math.ceil(ctx.config.deliveryConcurrency / 2)),
