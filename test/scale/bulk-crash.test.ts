@@ -119,7 +119,13 @@ describe(`a bulk request, its serve process killed mid-expansion (${TEST_DIALECT
         return p.status === 'Completed' ? p : null;
       },
       { timeoutMs: 300_000, intervalMs: 100, what: 'the request to be Completed' },
-    );
+    ).catch(async (err: Error) => {
+      // Say where it stands: the request, the jobs left by queue, the messages by status.
+      const jobs = await db.db.selectFrom('jobs').select(['queue', sql<number>`count(*)`.as('n'), sql<number>`min(attempts)`.as('attempts')]).groupBy('queue').execute();
+      const statuses = await db.db.selectFrom('messages').select(['status', sql<number>`count(*)`.as('n')]).where('bulk_id', '=', id).groupBy('status').execute();
+      const delivered = sink.messages.filter((m) => m.to.every((a) => OURS.test(a))).length;
+      throw new Error(`${err.message}; request ${JSON.stringify(await progress())}; jobs ${JSON.stringify(jobs)}; messages ${JSON.stringify(statuses)}; at the sink ${delivered}`);
+    });
     const seconds = ((Date.now() - t0) / 1000).toFixed(1);
 
     assert.equal(done.compiled, RECIPIENTS);
