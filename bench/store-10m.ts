@@ -72,7 +72,12 @@ async function run(dialect: string): Promise<void> {
   const start = Math.floor(Date.now() / DAY) * DAY - DAYS * DAY;
   const clock = new ManualClock(start);
   const ctx = createContext(config, { clock, dbOptions: admin ? { schema, poolSize: 4 } : {}, secretKey: 'bench-secret-key-bench-secret-key-0123456789' });
-  const rows: Array<[string, string, string]> = [];
+  // Printed as measured: a figure is not lost when a later step fails.
+  const rows = {
+    push([a, b, c]: [string, string, string]) {
+      console.log(`| ${a} | ${b} | ${c} |  (load ${load()})`);
+    },
+  };
   try {
     await migrateToLatest(ctx.database);
     await bootstrap(ctx.database, config, start);
@@ -84,6 +89,7 @@ async function run(dialect: string): Promise<void> {
 
     // --- fill ------------------------------------------------------------------------------------------
     console.log(`\n${dialect}: filling to ${fmt(N)} messages over ${DAYS} days (load ${load()})`);
+    console.log('| | figure | ceiling / context in this run |\n|---|---|---|');
     const t0 = performance.now();
     let expandMs = 0;
     let filled = 0;
@@ -180,20 +186,34 @@ async function run(dialect: string): Promise<void> {
     }
 
     // --- retention: day 0 expires on day 45 ----------------------------------------------------------------
-    const before = Number((await ctx.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    // The retention task runs every 15 minutes; on SQLite each run deletes a bounded number of rows (batches
+    // per stream), so it is run here until the day is gone, as the task's next runs would, and timed in all.
+    const count = async () => Number((await ctx.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const before = await count();
     clock.set(start + (DAYS + 1) * DAY);
-    const tp = performance.now();
-    const purged = await purgeExpired(ctx, clock.now());
-    const ps = (performance.now() - tp) / 1000;
-    const afterCount = Number((await ctx.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-    const gone = before - afterCount;
-    const how = purged.partitions > 0 ? `${purged.partitions} day partition(s) dropped` : `${fmt(purged.messages)} rows deleted`;
+    let ps = 0;
+    let runs = 0;
+    let partitions = 0;
+    let left = before;
+    for (;;) {
+      const tp = performance.now();
+      const purged = await purgeExpired(ctx, clock.now());
+      ps += (performance.now() - tp) / 1000;
+      runs++;
+      partitions += purged.partitions;
+      const now = await count();
+      if (now === left || before - now >= perDay[0]) {
+        left = now;
+        break;
+      }
+      left = now;
+    }
+    const gone = before - left;
+    const how = partitions > 0 ? `${partitions} day partition(s) dropped` : `rows deleted in ${runs} run(s) of the retention task`;
     rows.push(['retention purge of the oldest day', `${fmt(gone)} messages in ${ps.toFixed(2)} s = ${fmt(gone / ps)} msg/s (${how})`, `one day: ${fmt(perDay[0])} messages`]);
     if (gone !== perDay[0]) throw new Error(`the purge removed ${gone} messages, the oldest day held ${perDay[0]}`);
 
-    console.log(`${dialect}, ${fmt(N)} messages, load ${load()} on 2 shared CPUs:`);
-    console.log('| | figure | ceiling / context in this run |\n|---|---|---|');
-    for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
+    console.log(`${dialect}, ${fmt(N)} messages: done (load ${load()} on 2 shared CPUs)`);
   } finally {
     await ctx.close();
     rmSync(dir, { recursive: true, force: true });
