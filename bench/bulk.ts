@@ -4,20 +4,49 @@
 // Figures: the time to the 200 answer (the whole request parsed, validated and durably stored), the same with
 // a 40 MB attachment (a payload near the 50 MB limit), the expansion rate (pages compiled into messages by
 // the 'bulk-expand' jobs, run here one after another as one worker would), and the process's peak RSS.
-// Ceilings in the same run: a bare Fastify route receiving the same body, and POST /email/batch (500 per call).
+// Then delivery: the first request's messages ('deliver-bulk' jobs, the worker's bulk slots) handed off to a
+// loopback SMTP sink (bench/sink-process.ts, a child process), from the runner's start to the sink's last 250.
+// Ceilings in the same run: a bare Fastify route receiving the same body, POST /email/batch (500 per call),
+// and bench/deliver's path: BULK_DELIVER_CEILING (default 20,000) ordinary messages accepted as POST /email
+// does, delivered by the 'deliver' queue to the same sink. BULK_DELIVER=0 leaves delivery out.
+import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { expandPage } from '../src/domain/bulk/expand.js';
-import { BULK_EXPAND_QUEUE } from '../src/domain/bulk/jobs.js';
+import { BULK_DELIVER_QUEUE, BULK_EXPAND_QUEUE } from '../src/domain/bulk/jobs.js';
+import { registerBulk } from '../src/domain/bulk/register.js';
+import { acceptMessages } from '../src/domain/accepting/accept.js';
+import { registerDelivery } from '../src/domain/delivery/register.js';
+import { deliveryParts } from '../src/worker.js';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { buildApp } from '../src/http/app.js';
 
 const N = Number(process.env.BULK_RECIPIENTS ?? 100_000);
+const DELIVER = process.env.BULK_DELIVER !== '0';
+const CEILING_N = Number(process.env.BULK_DELIVER_CEILING ?? 20_000);
+const DOMAINS = 100;
+
+// The sink (as bench/deliver's): counts what it receives; a child process, off this process's event loop.
+const sinkProc = fork(new URL('./sink-process.ts', import.meta.url).pathname, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const sinkPort = await new Promise<number>((resolve) => sinkProc.once('message', (m: any) => resolve(m.port)));
+const ask = (what: string) =>
+  new Promise<{ count: number }>((resolve) => {
+    sinkProc.once('message', (m: any) => resolve(m));
+    sinkProc.send(what);
+  });
+async function waitForSink(n: number, timeoutMs = 1_800_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if ((await ask('count')).count >= n) return;
+    if (Date.now() > deadline) throw new Error(`the sink got fewer than ${n} messages`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 const TOKEN = 'bench-server-token-000000000000001';
 const FROM = 'sender@bench.example';
 
@@ -29,6 +58,7 @@ const config = loadConfig({
   MAILROOM_SERVER_TOKEN: TOKEN,
   MAILROOM_ACCOUNT_TOKEN: 'bench-account-token-00000000000001',
   MAILROOM_SECRET_KEY: 'bench-secret-key-bench-secret-key-0123456789',
+  MAILROOM_SMTP_RELAY: `smtp://127.0.0.1:${sinkPort}`,
 });
 const ctx = createContext(config);
 await migrateToLatest(ctx.database);
@@ -70,7 +100,7 @@ const request = (attachmentBytes: number) =>
     TextBody: 'Hello {{name}}, this month: {{topic}}.',
     Tag: 'newsletter',
     Attachments: attachmentBytes ? [{ Name: 'issue.pdf', ContentType: 'application/pdf', Content: Buffer.alloc(attachmentBytes, 7).toString('base64') }] : [],
-    Messages: Array.from({ length: N }, (_, i) => ({ To: `reader${i}@example.net`, TemplateModel: { name: `Reader ${i}`, topic: 'gardens' } })),
+    Messages: Array.from({ length: N }, (_, i) => ({ To: `reader${i}@d${i % DOMAINS}.example`, TemplateModel: { name: `Reader ${i}`, topic: 'gardens' } })),
   });
 
 // The request bodies are made and dropped phase by phase (and the heap collected between phases, with
@@ -93,6 +123,14 @@ sample();
 const peakAccept = peakRss;
 plain = heavy = null;
 gc();
+
+// Ceiling of the message path: /email/batch, 500 messages a call, 20 calls one after another. Measured
+// before the expansion: a keep-alive connection left idle through a long expansion is closed by the
+// server's idle timeout, and fetch reused it at that moment (ECONNRESET).
+const batch = JSON.stringify(Array.from({ length: 500 }, (_, i) => ({ From: FROM, To: `b${i}@example.net`, Subject: 'News for you', HtmlBody: '<p>Hello</p>', MessageStream: 'broadcast' })));
+const tb = performance.now();
+for (let i = 0; i < 20; i++) await post(`${base}/email/batch`, batch);
+const batchRate = (20 * 500) / ((performance.now() - tb) / 1000);
 const rssBeforeExpand = process.memoryUsage().rss;
 
 // Expansion: every page job, one after another (one worker's pace; a worker runs two at once).
@@ -107,17 +145,49 @@ for (const job of jobs) {
 const expandMs = performance.now() - t0;
 const peakExpand = peakRss;
 
-// Ceiling of the message path: /email/batch, 500 messages a call, 20 calls one after another.
-const batch = JSON.stringify(Array.from({ length: 500 }, (_, i) => ({ From: FROM, To: `b${i}@example.net`, Subject: 'News for you', HtmlBody: '<p>Hello</p>', MessageStream: 'broadcast' })));
-const tb = performance.now();
-for (let i = 0; i < 20; i++) await post(`${base}/email/batch`, batch);
-const batchRate = (20 * 500) / ((performance.now() - tb) / 1000);
+// Delivery: the first request's N messages. The second's copies of a 30 MB file are left undelivered (their
+// jobs removed): 100,000 of them would be terabytes through the sink.
+let bulkDeliver = 0;
+let plainDeliver = 0;
+if (DELIVER) {
+  const heavyMessages = ctx.db.selectFrom('messages').select('id').where('bulk_id', '=', acceptedHeavy.json.Id);
+  await ctx.db.deleteFrom('jobs').where('queue', '=', BULK_DELIVER_QUEUE).where('message_id', 'in', heavyMessages).execute();
+  const parts = deliveryParts(ctx);
+  const stops = [registerDelivery(ctx, parts), registerBulk(ctx, parts)];
+  await ask('reset');
+  const td = performance.now();
+  ctx.runner.start();
+  await waitForSink(N);
+  bulkDeliver = N / ((performance.now() - td) / 1000);
+  await ctx.runner.stop();
+
+  // bench/deliver's path in the same process, database and sink: ordinary messages, 'deliver' queue.
+  const server = await ctx.db.selectFrom('servers').select(['id', 'account_id']).executeTakeFirstOrThrow();
+  const auth = { accountId: server.account_id, serverId: server.id, testMode: false };
+  for (let i = 0; i < CEILING_N; i += 500) {
+    const list = Array.from({ length: Math.min(500, CEILING_N - i) }, (_, j) => ({ From: FROM, To: `t${i + j}@d${(i + j) % DOMAINS}.example`, Subject: 'Receipt', HtmlBody: '<p>Thanks</p>', TextBody: 'Thanks' }));
+    const out = await acceptMessages(ctx, auth, list);
+    if (out.some((o) => o.result.ErrorCode !== 0)) throw new Error('a ceiling message was not accepted');
+  }
+  await ask('reset');
+  const tp = performance.now();
+  ctx.runner.start();
+  await waitForSink(CEILING_N);
+  plainDeliver = CEILING_N / ((performance.now() - tp) / 1000);
+  await ctx.runner.stop();
+  for (const stop of stops) await stop();
+}
+
 clearInterval(sampler);
 
 console.log(['', 'figure', 'ceiling in this run'].join(' | '));
 console.log(['time to the 200 answer', `${fmt(accepted.ms)} ms`, `bare route, same body: ${fmt(bareTime)} ms`].join(' | '));
 console.log(['time to the 200, 40 MB attachment', `${fmt(acceptedHeavy.ms)} ms`, `bare route, same body: ${fmt(bareHeavy)} ms`].join(' | '));
 console.log(['expansion (one worker)', `${fmt((compiled / expandMs) * 1000)} msg/s (${fmt(compiled)} in ${fmt(expandMs)} ms)`, `/email/batch: ${fmt(batchRate)} msg/s`].join(' | '));
+if (DELIVER) {
+  const slots = `${Math.ceil(config.deliveryConcurrency / 2)} bulk slots of ${config.deliveryConcurrency}`;
+  console.log(['delivery of the request to the loopback sink', `${fmt(bulkDeliver)} msg/s (${fmt(N)} messages; ${slots})`, `bench/deliver's path ('deliver' queue): ${fmt(plainDeliver)} msg/s (${fmt(CEILING_N)} messages)`].join(' | '));
+}
 console.log(['peak RSS', `accepting ${mb(peakAccept)}, expanding ${mb(peakExpand)}`, `before accepting: ${mb(rssBefore)}; before expanding (bodies dropped): ${mb(rssBeforeExpand)}`].join(' | '));
 console.log(`load average: ${loadavg().map((n) => n.toFixed(1)).join(' ')} on ${cpus().length} CPUs (other work on the machine lowers every figure)`);
 if (compiled !== 2 * N) throw new Error(`compiled ${compiled} messages, expected ${2 * N}`);
@@ -126,3 +196,4 @@ await app.close();
 await bare.close();
 await ctx.close();
 rmSync(dir, { recursive: true, force: true });
+sinkProc.kill();

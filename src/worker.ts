@@ -51,7 +51,7 @@ export async function registerWorkers(_ctx: AppContext): Promise<Array<() => Pro
   _ctx.scheduler.add({ name: 'dmarc-weekly-digest', everyMs: DIGEST_EVERY_MS, run: async (now) => void (await sendWeeklyDigests(_ctx, now)) });
   const delivery = deliveryParts(_ctx);
   stops.push(registerDelivery(_ctx, delivery));
-  registerBulk(_ctx, delivery);
+  stops.push(registerBulk(_ctx, delivery));
   registerSenderWorkers(_ctx);
   _ctx.scheduler.add({ name: 'archived-streams-purge', everyMs: 10 * 60_000, run: async (now) => void (await purgeArchivedStreams(_ctx, now)) });
   stops.push(registerWebhookWorker(_ctx));

@@ -1,7 +1,7 @@
 // POST /email/bulk: validates the request (validate.ts), checks what needs the database with the checks of
 // POST /email (sender signature or verified domain, the stream: a Broadcasts stream of this server), compiles
 // the first entry as a proof that the content renders, and stores the request as ONE row, its entries as
-// pages and its attachments once, with one expansion job per page, in ONE transaction: the answer
+// pages and its attachments once, with one expansion job per PAGES_PER_JOB pages, in ONE transaction: the answer
 // (Status "Accepted") is sent after that commit. Workers then compile the pages into messages (expand.ts).
 import type { AppContext } from '../app-context.js';
 import { insertRows } from '../../infra/db/raw-insert.js';
@@ -12,7 +12,7 @@ import { checkMessage, loadCheckData } from '../accepting/checks.js';
 import { newMessageId } from '../accepting/message-id.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { compiler } from './compile.js';
-import { BULK_EXPAND_QUEUE, PAGE_SIZE, type ExpandPayload } from './jobs.js';
+import { BULK_EXPAND_QUEUE, PAGE_SIZE, PAGES_PER_JOB, type ExpandPayload } from './jobs.js';
 import { prepareBulkRequest } from './validate.js';
 
 export interface BulkSendingResponse {
@@ -50,7 +50,11 @@ export async function submitBulk(ctx: AppContext, auth: SendAuth, body: unknown)
 
   const pages: unknown[][] = [];
   for (let p = 0; p * PAGE_SIZE < bulk.entries.length; p++) pages.push([id, p, JSON.stringify(bulk.entries.slice(p * PAGE_SIZE, (p + 1) * PAGE_SIZE))]);
-  const jobs: NewJob[] = pages.map((_, page) => ({ queue: BULK_EXPAND_QUEUE, payload: { bulkId: id, page } satisfies ExpandPayload, runAt: now }));
+  const jobs: NewJob[] = [];
+  for (let page = 0; page < pages.length; page += PAGES_PER_JOB) {
+    const payload: ExpandPayload = { bulkId: id, page, pages: Math.min(PAGES_PER_JOB, pages.length - page) };
+    jobs.push({ queue: BULK_EXPAND_QUEUE, payload, runAt: now });
+  }
   await ctx.db.transaction().execute(async (trx) => {
     await trx
       .insertInto('bulk_requests')

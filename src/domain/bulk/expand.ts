@@ -1,11 +1,12 @@
-// The 'bulk-expand' job: compiles one page of a bulk request into ordinary messages (compile.ts) and stores
-// them exactly as POST /email does (accepting/store.ts: message, recipients, Processed event with its
-// webhooks and statistics, delivery jobs on the bulk queue), marks the page done, adds to the request's
-// counters and finishes the job, all in ONE transaction. A worker killed before the commit leaves the page
-// undone and the job leased: another worker redoes the page from nothing. After the commit nothing is
-// left to redo. The page row is the guard: the first statement marks it done only if it was not, so two
-// workers holding the same page (a lease that ran out under a slow commit) cannot both compile it; on
-// PostgreSQL the second one waits for the first's row lock and then finds it done.
+// The 'bulk-expand' job: compiles a range of pages of a bulk request (jobs.ts, PAGES_PER_JOB) into ordinary
+// messages (compile.ts) and stores them exactly as POST /email does (accepting/store.ts: message, recipients,
+// Processed event with its webhooks and statistics, delivery jobs on the bulk queue), marks the pages done,
+// adds to the request's counters and finishes the job, all in ONE transaction. A worker killed before the
+// commit leaves the pages undone and the job leased: another worker redoes them from nothing. After the
+// commit nothing is left to redo. The page rows are the guard: the first statement marks done only the pages
+// that were not, and reads back those it marked, so two workers holding the same job (a lease that ran out
+// under a slow commit) cannot both compile a page; on PostgreSQL the second one waits for the first's row
+// locks and then finds the pages done.
 import type { AppContext } from '../app-context.js';
 import { completeJob } from '../../infra/jobs/complete.js';
 import type { Job } from '../../infra/jobs/types.js';
@@ -17,6 +18,7 @@ import { ApiError } from '../errors.js';
 import { attachmentList, compiler } from './compile.js';
 import type { BulkContent, BulkEntry } from './content.js';
 import { BULK_DELIVER_QUEUE, type ExpandPayload } from './jobs.js';
+import { completeIfDone } from './status.js';
 
 export interface PageResult {
   compiled: number;
@@ -25,34 +27,47 @@ export interface PageResult {
 }
 
 export async function expandPage(ctx: AppContext, job: Job): Promise<PageResult | null> {
-  const { bulkId, page } = JSON.parse(job.payload) as ExpandPayload;
+  const { bulkId, page, pages = 1 } = JSON.parse(job.payload) as ExpandPayload;
   const now = ctx.clock.now();
   let stream = '';
+  let last = false;
   const result = await ctx.db.transaction().execute(async (trx): Promise<PageResult | null> => {
-    const mine = await trx.updateTable('bulk_pages').set({ done_at: now }).where('bulk_id', '=', bulkId).where('page', '=', page).where('done_at', 'is', null).executeTakeFirst();
+    const mine = await trx
+      .updateTable('bulk_pages')
+      .set({ done_at: now })
+      .where('bulk_id', '=', bulkId)
+      .where('page', '>=', page)
+      .where('page', '<', page + pages)
+      .where('done_at', 'is', null)
+      .returning(['page', 'entries'])
+      .execute();
     const bulk = await trx
       .selectFrom('bulk_requests')
       .innerJoin('servers', 'servers.id', 'bulk_requests.server_id')
-      .select(['bulk_requests.server_id', 'bulk_requests.stream_id', 'bulk_requests.status', 'bulk_requests.content', 'bulk_requests.attachments', 'servers.account_id'])
+      .select(['bulk_requests.server_id', 'bulk_requests.stream_id', 'bulk_requests.status', 'bulk_requests.content', 'bulk_requests.attachments', 'bulk_requests.pages', 'bulk_requests.pages_done', 'servers.account_id'])
       .where('bulk_requests.id', '=', bulkId)
       .executeTakeFirst();
-    if (Number(mine.numUpdatedRows) === 0 || !bulk || bulk.status === 'Failed') {
+    if (mine.length === 0 || !bulk || bulk.status === 'Failed') {
       await completeJob(trx, job.id);
       return null;
     }
     stream = bulk.stream_id;
-    const { entries } = await trx.selectFrom('bulk_pages').select('entries').where('bulk_id', '=', bulkId).where('page', '=', page).executeTakeFirstOrThrow();
+    mine.sort((a, b) => a.page - b.page);
     const sender = { accountId: bulk.account_id, serverId: bulk.server_id };
     const counts: PageResult = { compiled: 0, skipped: 0, failed: 0 };
     const messages: PreparedMessage[] = [];
     try {
+      // Once per job, not per recipient: the content parsed and its templates compiled, and below the sender,
+      // the stream and the server's settings (tracking, sandbox) loaded once for every message of the pages.
       const compile = await compiler(trx, bulk.server_id, JSON.parse(bulk.content) as BulkContent, attachmentList(bulk.attachments));
-      for (const entry of JSON.parse(entries) as BulkEntry[]) {
-        try {
-          messages.push(compile(entry));
-        } catch (err) {
-          if (!(err instanceof ApiError)) throw err;
-          counts.failed++;
+      for (const { entries } of mine) {
+        for (const entry of JSON.parse(entries) as BulkEntry[]) {
+          try {
+            messages.push(compile(entry));
+          } catch (err) {
+            if (!(err instanceof ApiError)) throw err;
+            counts.failed++;
+          }
         }
       }
       const accepted: AcceptedMessage[] = [];
@@ -62,13 +77,16 @@ export async function expandPage(ctx: AppContext, job: Job): Promise<PageResult 
         // are each message's own matter: left out, and an entry left with nobody is skipped and counted.
         const refusal = checkMessage(data, sender, { ...messages[0], recipients: [] });
         if (refusal) throw refusal;
+        const settings = data.servers.get(sender.serverId)!;
+        const target = { id: bulkId, queue: BULK_DELIVER_QUEUE };
+        const prefix = `${sender.serverId}|${messages[0].streamId}|`;
         for (const m of messages) {
-          const recipients = m.recipients.filter((r) => !data.suppressed.has(`${sender.serverId}|${m.streamId}|${r.key}`));
+          const recipients = data.suppressed.size === 0 ? m.recipients : m.recipients.filter((r) => !data.suppressed.has(prefix + r.key));
           if (recipients.length === 0) {
             counts.skipped++;
             continue;
           }
-          accepted.push({ id: newMessageId(now), serverId: sender.serverId, message: { ...m, recipients }, settings: data.servers.get(sender.serverId)!, bulk: { id: bulkId, queue: BULK_DELIVER_QUEUE } });
+          accepted.push({ id: newMessageId(now), serverId: sender.serverId, message: recipients === m.recipients ? m : { ...m, recipients }, settings, bulk: target });
         }
       }
       counts.compiled = accepted.length;
@@ -84,7 +102,7 @@ export async function expandPage(ctx: AppContext, job: Job): Promise<PageResult 
     await trx
       .updateTable('bulk_requests')
       .set((eb) => ({
-        pages_done: eb('pages_done', '+', 1),
+        pages_done: eb('pages_done', '+', mine.length),
         compiled: eb('compiled', '+', counts.compiled),
         skipped: eb('skipped', '+', counts.skipped),
         failed: eb('failed', '+', counts.failed),
@@ -94,11 +112,15 @@ export async function expandPage(ctx: AppContext, job: Job): Promise<PageResult 
       .where('status', 'in', ['Accepted', 'Processing'])
       .execute();
     await completeJob(trx, job.id);
+    last = Number(bulk.pages_done) + mine.length >= Number(bulk.pages);
     return counts;
   });
   if (result && result.compiled > 0) {
     ctx.runner.wake();
     ctx.metrics.messagesAccepted.inc({ stream, source: 'bulk' }, result.compiled);
   }
+  // The last pages compiled: a request whose every entry was skipped (or sent already, on a Sandbox server)
+  // is complete now rather than at the next 'bulk-finish' round.
+  if (result && last) await completeIfDone(ctx.db, bulkId, ctx.clock.now());
   return result;
 }

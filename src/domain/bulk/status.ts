@@ -28,11 +28,17 @@ export async function queuedMessages(db: Kysely<Database>, bulkId: string): Prom
   return Number(r?.n ?? 0);
 }
 
+/** Whether any message of the request still waits for delivery: one index entry read, not a count. */
+async function anyQueued(db: Kysely<Database>, bulkId: string): Promise<boolean> {
+  const r = await db.selectFrom('messages').select('id').where('bulk_id', '=', bulkId).where('status', '=', 'Queued').limit(1).executeTakeFirst();
+  return r !== undefined;
+}
+
 /** Marks the request Completed and drops its attachment content when nothing of it is left to send. */
 export async function completeIfDone(db: Kysely<Database>, bulkId: string, now: number): Promise<boolean> {
   const b = await db.selectFrom('bulk_requests').select(['status', 'pages', 'pages_done']).where('id', '=', bulkId).executeTakeFirst();
   if (!b || b.status === 'Completed' || b.status === 'Failed' || b.pages_done < b.pages) return false;
-  if ((await queuedMessages(db, bulkId)) > 0) return false;
+  if (await anyQueued(db, bulkId)) return false;
   await db.transaction().execute(async (trx) => {
     await trx.updateTable('bulk_requests').set({ status: 'Completed', completed_at: now }).where('id', '=', bulkId).where('status', '=', 'Processing').execute();
     await trx.updateTable('bulk_attachments').set({ content: null }).where('bulk_id', '=', bulkId).where('content', 'is not', null).execute();
@@ -56,7 +62,7 @@ export async function finishBulkRequests(ctx: AppContext, now: number): Promise<
     .limit(1000)
     .execute();
   for (const { id } of failed) {
-    if ((await queuedMessages(ctx.db, id)) === 0) await ctx.db.updateTable('bulk_attachments').set({ content: null }).where('bulk_id', '=', id).execute();
+    if (!(await anyQueued(ctx.db, id))) await ctx.db.updateTable('bulk_attachments').set({ content: null }).where('bulk_id', '=', id).execute();
   }
   return n;
 }
