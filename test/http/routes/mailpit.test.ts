@@ -206,6 +206,9 @@ describe('Mailpit API over a Sandbox server (mailpit-api client)', () => {
     assert.deepEqual(got.Tags, ['receipt', 'billing']);
     assert.deepEqual(got.Bcc, [{ Name: '', Address: 'audit@dest.example' }]);
     assert.equal(got.Attachments[0]!.Checksums.SHA256, sum('sha256'));
+    // A Sandbox message is never handed off, so its attachment content is not kept (the specification's rule).
+    const stored = await s.ctx.db.selectFrom('message_attachments').select(['name', 'size', 'content']).where('message_id', '=', sent.ID).execute();
+    assert.deepEqual(stored.map((a) => [a.name, a.size > 0, a.content]), [['receipt.pdf', true, null]]);
     assert.deepEqual((await mp.getMessageHeaders(sent.ID))['X-Order'], ['42']);
     const many = await mp.waitForMessages({ query: 'tag:billing', count: 1 }, { timeout: 2000, interval: 50 });
     assert.equal(many.messages_count, 1);
