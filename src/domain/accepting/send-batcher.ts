@@ -20,7 +20,7 @@
 import type { AppContext } from '../app-context.js';
 import { CommitBatcher } from '../../infra/db/commit-batcher.js';
 import { isUniqueViolation } from '../../infra/db/util.js';
-import { createDurability } from '../../infra/db/sqlite-durability.js';
+import { createDurability, sqliteFileOf } from '../../infra/db/sqlite-durability.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { commitUnits } from './commit-units.js';
 import type { SendQueue, SendUnit, UnitResult } from './send-unit.js';
@@ -32,8 +32,7 @@ const RETRY_AFTER_SECONDS = 1;
 
 /** Whether the sending path writes on a thread of its own (a SQLite file, and the setting on). */
 export function usesWriterThread(ctx: Pick<AppContext, 'config' | 'database'>): boolean {
-  const file = ctx.config.databaseUrl.replace(/^file:\/\//i, '');
-  return ctx.config.sendWriterThread && ctx.database.dialect === 'sqlite' && file !== ':memory:' && file !== '';
+  return ctx.config.sendWriterThread && sqliteFileOf(ctx.database, ctx.config.databaseUrl) !== null;
 }
 
 export class SendBatcher implements SendQueue {

@@ -203,6 +203,12 @@ class FileSync {
   }
 }
 
+/** The SQLite file behind `database`, or null for PostgreSQL and an in-memory SQLite database. */
+export function sqliteFileOf(database: Pick<Db, 'dialect'>, databaseUrl: string): string | null {
+  const file = databaseUrl.replace(/^file:\/\//i, '');
+  return database.dialect === 'sqlite' && file !== ':memory:' && file !== '' ? file : null;
+}
+
 /**
  * The commit of the sending path's groups for this database: the machinery above on a SQLite file, a plain
  * transaction on PostgreSQL and on an in-memory SQLite database. `databaseUrl` names the file.
@@ -214,8 +220,8 @@ export function createDurability(database: Db, databaseUrl: string): Durability 
     flush: async () => {},
     close: async () => {},
   };
-  const file = databaseUrl.replace(/^file:\/\//i, '');
-  if (database.dialect !== 'sqlite' || file === ':memory:' || file === '') return plain;
+  const file = sqliteFileOf(database, databaseUrl);
+  if (file === null) return plain;
 
   const walSync = new FileSync([`${file}-wal`, file]);
   const checkpointer = new Checkpointer(file);
