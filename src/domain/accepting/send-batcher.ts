@@ -20,7 +20,7 @@
 import type { AppContext } from '../app-context.js';
 import { CommitBatcher } from '../../infra/db/commit-batcher.js';
 import { isUniqueViolation } from '../../infra/db/util.js';
-import { createDurability, sqliteFileOf } from '../../infra/db/sqlite-durability.js';
+import { CheckpointPacer, createDurability, sqliteFileOf } from '../../infra/db/sqlite-durability.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { commitUnits } from './commit-units.js';
 import type { SendQueue, SendUnit, UnitResult } from './send-unit.js';
@@ -52,9 +52,15 @@ export class SendBatcher implements SendQueue {
     let sync: (() => Promise<void>) | undefined;
     if (usesWriterThread(ctx)) {
       const writer = new SendWriter(ctx.config, ctx.logger);
-      commit = (units) => {
-        observe(units);
-        return writer.commit(units, ctx.clock.now());
+      // Checkpoints on a thread of their own, as on the event-loop path: inline in the writer's COMMIT, each
+      // would stop the writer (measured: the batch fell from 12,800 to 4,400 msg/s, bench/README.md).
+      const checkpoints = new CheckpointPacer(sqliteFileOf(ctx.database, ctx.config.databaseUrl)!);
+      commit = async (units) => {
+        const messages = observe(units);
+        await checkpoints.before();
+        const results = await writer.commit(units, ctx.clock.now(), checkpoints.failed);
+        checkpoints.after(messages);
+        return results;
       };
       this.closeWriter = () => writer.close();
     } else {

@@ -19,6 +19,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { CompiledQuery } from 'kysely';
 import type { Config } from '../../infra/config-types.js';
 import { openDatabase } from '../../infra/db/database.js';
+import { WAL_SAFETY_PAGES } from '../../infra/db/sqlite-durability.js';
 import { ApiError } from '../errors.js';
 import { commitUnits } from './commit-units.js';
 import type { SendUnit, UnitResult } from './send-unit.js';
@@ -29,12 +30,18 @@ interface Request {
   id: number;
   units: SendUnit[];
   now: number;
+  selfCheckpoint: boolean;
 }
 
 const { config } = workerData as { config: Config };
 const database = openDatabase(config.databaseUrl);
 // Kysely's SQLite driver runs statements one at a time: this runs before the first group.
-const ready = database.db.executeQuery(CompiledQuery.raw('PRAGMA synchronous = NORMAL'));
+// Checkpoints run on the checkpoint thread (infra/db/sqlite-durability.ts, CheckpointPacer), not inline in
+// this connection's COMMIT; the raised threshold is a safety net, lowered again if that thread fails.
+const ready = database.db
+  .executeQuery(CompiledQuery.raw('PRAGMA synchronous = NORMAL'))
+  .then(() => database.db.executeQuery(CompiledQuery.raw(`PRAGMA wal_autocheckpoint = ${WAL_SAFETY_PAGES}`)));
+let selfCheckpoint = false;
 ready.catch(() => undefined); // awaited (and its failure reported) by the first group
 const walFile = `${config.databaseUrl.replace(/^file:\/\//i, '')}-wal`;
 // Kept open: SQLite never deletes the WAL while a connection (this one) has the database open, and a WAL
@@ -47,9 +54,13 @@ const BEGIN = CompiledQuery.raw('BEGIN IMMEDIATE');
 const COMMIT = CompiledQuery.raw('COMMIT');
 const ROLLBACK = CompiledQuery.raw('ROLLBACK');
 
-async function write(units: SendUnit[], now: number): Promise<UnitResult[]> {
+async function write(units: SendUnit[], now: number, checkpointHere: boolean): Promise<UnitResult[]> {
   groupNow = now;
   await ready;
+  if (checkpointHere && !selfCheckpoint) {
+    selfCheckpoint = true;
+    await database.db.executeQuery(CompiledQuery.raw('PRAGMA wal_autocheckpoint = 1000'));
+  }
   const results = await database.db.connection().execute(async (conn) => {
     await conn.executeQuery(BEGIN);
     try {
@@ -79,7 +90,7 @@ parentPort!.on('message', (m: Request | 'close') => {
     void database.close().then(() => parentPort!.close());
     return;
   }
-  write(m.units, m.now).then(
+  write(m.units, m.now, m.selfCheckpoint).then(
     (results) => parentPort!.postMessage({ id: m.id, results: results.map(toWireResult) }),
     (err: unknown) => parentPort!.postMessage({ id: m.id, failure: wireError(err) }),
   );

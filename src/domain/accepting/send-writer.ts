@@ -33,13 +33,14 @@ export class SendWriter {
   ) {}
 
   /** Checks and stores the units in one transaction on the writer thread; resolves after its COMMIT (fsync). */
-  commit(units: SendUnit[], now: number): Promise<UnitResult[]> {
+  /** `selfCheckpoint`: the checkpoint thread failed, so the writer's connection checkpoints by itself. */
+  commit(units: SendUnit[], now: number, selfCheckpoint = false): Promise<UnitResult[]> {
     const worker = (this.worker ??= this.start());
     const id = ++this.seq;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       worker.ref();
-      worker.postMessage({ id, units, now });
+      worker.postMessage({ id, units, now, selfCheckpoint });
     });
   }
 
