@@ -71,8 +71,8 @@ const config = loadConfig({
   MAILROOM_SERVER_TOKEN: TOKEN,
   MAILROOM_ACCOUNT_TOKEN: 'bench-account-token-00000000000001',
   MAILROOM_SECRET_KEY: 'bench-secret-key-bench-secret-key-0123456789',
-  // false: the sending path's transactions on the event loop, to compare with the writer thread (README).
-  MAILROOM_SEND_WRITER_THREAD: process.env.MAILROOM_SEND_WRITER_THREAD ?? 'true',
+  // true: the sending path's transactions on the writer thread, to compare with the event loop (README).
+  MAILROOM_SEND_WRITER_THREAD: process.env.MAILROOM_SEND_WRITER_THREAD ?? 'false',
 });
 const ctx = createContext(config);
 await migrateToLatest(ctx.database);
@@ -120,7 +120,7 @@ const pct = (n: number) => `${Math.round(n * 100)}%`;
 rows[0].push(`${fmt(ceiling.cpuPerRequest)} µs/req`, `${fmt(ceiling.loopPerRequest)} µs/req (${pct(ceiling.loopUtilization)})`);
 rows[1].push(`${fmt(email.cpuPerRequest)} µs/req`, `${fmt(email.loopPerRequest)} µs/req (${pct(email.loopUtilization)})`);
 rows[2].push(`${fmt(batched.cpuPerRequest / 500)} µs/msg`, `${fmt(batched.loopPerRequest / 500)} µs/msg (${pct(batched.loopUtilization)})`);
-console.log(`writer thread: ${process.env.MAILROOM_SEND_WRITER_THREAD === 'false' ? 'off (MAILROOM_SEND_WRITER_THREAD=false)' : 'on'}`);
+console.log(`writer thread: ${config.sendWriterThread ? 'on (MAILROOM_SEND_WRITER_THREAD=true)' : 'off'}`);
 console.log(['', 'throughput', 'p50', 'p99', 'server CPU (all threads)', 'event loop busy (utilization)'].join(' | '));
 for (const r of rows) console.log(r.join(' | '));
 const avg = loadavg().map((n) => n.toFixed(1)).join(' ');

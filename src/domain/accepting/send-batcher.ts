@@ -3,7 +3,7 @@
 // MAX_GROUP_MESSAGES messages per group). A group's requests are answered once its commit is on disk.
 //
 // Where a group is written:
-// - a SQLite file (MAILROOM_SEND_WRITER_THREAD, default on): on the writer thread (send-writer.ts), which has
+// - a SQLite file with MAILROOM_SEND_WRITER_THREAD=true (off by default: bench/README.md, issue 28): on the writer thread (send-writer.ts), which has
 //   its own connection at synchronous=FULL and answers after COMMIT, i.e. after the fsync. The event loop
 //   keeps parsing, validating and answering HTTP meanwhile; requests that arrive join the next group. The
 //   second core does the SQLite work (inserts, COMMIT, the automatic checkpoints);

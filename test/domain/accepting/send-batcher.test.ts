@@ -83,13 +83,13 @@ describe('group commit', () => {
     assert.deepEqual(rows.map((x) => x.email), ['wal-a@example.net', 'wal-b@example.net', 'wal-c@example.net', 'wal-d@example.net']);
   });
 
-  // The writer thread (the default on a SQLite file): its groups are stored and answered in order, and drain()
+  // The writer thread (MAILROOM_SEND_WRITER_THREAD=true on a SQLite file): its groups are stored and answered in order, and drain()
   // ends the thread with its connection and WAL descriptor; a later send starts a new one.
   it('writes on the writer thread, which drain() ends and a later send starts again', async (t) => {
     if (s.ctx.dialect !== 'sqlite' || !existsSync('/proc/self/fd')) return t.skip('SQLite on Linux only');
     const wal = `${resolve(s.ctx.config.databaseUrl.replace(/^file:\/\//i, ''))}-wal`;
     const before = openOn(wal);
-    const c = new SendBatcher(s.ctx);
+    const c = new SendBatcher({ ...s.ctx, config: { ...s.ctx.config, sendWriterThread: true } });
     const results = await Promise.all(['thr-a', 'thr-b', 'thr-c'].map((n) => c.submit(unit(`${n}@example.net`))));
     for (const r of results) assert.ok('outcomes' in r && r.outcomes[0].status === 200);
     assert.ok(openOn(wal) > before, 'the thread has the WAL open');

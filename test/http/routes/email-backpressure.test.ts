@@ -44,7 +44,9 @@ describe('POST /email with a full sending queue', () => {
   const count = async () => Number((await s.ctx.db.selectFrom('messages').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
   before(async () => {
-    s = await startService({ env: { MAILROOM_SEND_QUEUE_LIMIT: '2' } });
+    // On SQLite the writer thread waits for the held lock; on the event-loop path that wait would stop the event
+    // loop itself (better-sqlite3's busy wait), and no request could be answered meanwhile. PostgreSQL ignores it.
+    s = await startService({ env: { MAILROOM_SEND_QUEUE_LIMIT: '2', MAILROOM_SEND_WRITER_THREAD: 'true' } });
     await addConfirmedSender(s, FROM);
   });
   after(() => s.close());

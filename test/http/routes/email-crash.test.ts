@@ -1,5 +1,5 @@
 // 200 only after the durable commit: the real CLI (`mailroom serve --role api`) takes POST /email from many
-// concurrent clients (on SQLite its group commits run on the writer thread, src/domain/accepting/send-writer.ts)
+// concurrent clients (on the event-loop path and, on SQLite, on the writer thread: src/domain/accepting/send-writer.ts)
 // and is killed with SIGKILL while the burst goes on. Every message answered 200 is in the database with its
 // delivery job, and nothing answered is lost.
 import assert from 'node:assert/strict';
@@ -28,12 +28,13 @@ describe('the API process killed during a burst of POST /email', () => {
     await s.close();
   });
 
-  it('loses no message it answered 200', async () => {
+  for (const thread of ['false', 'true']) {
+  it(`loses no message it answered 200 (MAILROOM_SEND_WRITER_THREAD=${thread})`, async () => {
     const dbUrl =
       TEST_DIALECT === 'postgres' ? `${TEST_PG_URL}?options=${encodeURIComponent(`-c search_path=${s.ctx.database.schema}`)}` : s.config.databaseUrl;
     child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', 'api'], {
       cwd: ROOT,
-      env: { ...process.env, MAILROOM_DATABASE_URL: dbUrl, MAILROOM_SECRET_KEY: SECRET, MAILROOM_PORT: '0', MAILROOM_INBOUND_SMTP_PORT: '0', MAILROOM_SUBMISSION_PORT: '0', MAILROOM_LOG_LEVEL: 'info' },
+      env: { ...process.env, MAILROOM_DATABASE_URL: dbUrl, MAILROOM_SECRET_KEY: SECRET, MAILROOM_PORT: '0', MAILROOM_INBOUND_SMTP_PORT: '0', MAILROOM_SUBMISSION_PORT: '0', MAILROOM_LOG_LEVEL: 'info', MAILROOM_SEND_WRITER_THREAD: thread },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let log = '';
@@ -81,4 +82,5 @@ describe('the API process killed during a burst of POST /email', () => {
     const jobs = await s.ctx.db.selectFrom('jobs').select('message_id').where('message_id', 'in', answered).execute();
     assert.equal(new Set(jobs.map((j) => j.message_id)).size, answered.length, 'every 200 has its delivery job');
   });
+  }
 });
