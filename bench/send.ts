@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { bootstrap } from '../src/domain/accounts/bootstrap.js';
@@ -45,17 +46,21 @@ function load(url: string, bodyFile: string, connections: number, seconds: numbe
   });
 }
 
-async function measure(name: string, url: string, body: string, connections: number): Promise<Result & { cpuPerRequest: number }> {
+async function measure(name: string, url: string, body: string, connections: number): Promise<Result & { cpuPerRequest: number; loopPerRequest: number; loopUtilization: number }> {
   const file = join(dir, `${name}.json`);
   writeFileSync(file, body);
   await load(url, file, connections, Math.min(2, SECONDS)); // warm-up (JIT, page cache)
   const cpu = process.cpuUsage();
+  const elu = performance.eventLoopUtilization();
   const r = await load(url, file, connections, SECONDS);
   const used = process.cpuUsage(cpu);
+  const loop = performance.eventLoopUtilization(elu);
   if (r.non2xx || r.errors || r.timeouts) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts`);
   // CPU time of this (the server's) process per request: a figure that other load on the machine moves less
   // than requests per second.
-  return { ...r, cpuPerRequest: (used.user + used.system) / r.requests.total };
+  // The event loop's busy time per request (the main thread alone; the process's CPU above includes the
+  // writer thread and libuv's pool).
+  return { ...r, cpuPerRequest: (used.user + used.system) / r.requests.total, loopPerRequest: (loop.active * 1000) / r.requests.total, loopUtilization: loop.utilization };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'mailroom-bench-'));
@@ -66,6 +71,8 @@ const config = loadConfig({
   MAILROOM_SERVER_TOKEN: TOKEN,
   MAILROOM_ACCOUNT_TOKEN: 'bench-account-token-00000000000001',
   MAILROOM_SECRET_KEY: 'bench-secret-key-bench-secret-key-0123456789',
+  // true: the sending path's transactions on the writer thread, to compare with the event loop (README).
+  MAILROOM_SEND_WRITER_THREAD: process.env.MAILROOM_SEND_WRITER_THREAD ?? 'false',
 });
 const ctx = createContext(config);
 await migrateToLatest(ctx.database);
@@ -91,13 +98,16 @@ const pragma = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(ct
 const sync = ['OFF', 'NORMAL', 'FULL', 'EXTRA'][pragma.rows[0].synchronous];
 console.log(`bench/send: ${SECONDS}s per run, ${CONNECTIONS} connections, SQLite synchronous=${sync} at ${dir}`);
 
-const ceiling = await measure('bare', `http://127.0.0.1:${barePort}/bare`, single, CONNECTIONS);
+// BENCH_ONLY=email (or bare, batch; comma-separated) skips the other runs, e.g. for a CPU profile of one path.
+const only = new Set((process.env.BENCH_ONLY ?? 'bare,email,batch').split(','));
+const skipped = { requests: { average: NaN, total: 0 }, latency: { p50: NaN, p99: NaN }, non2xx: 0, errors: 0, timeouts: 0, cpuPerRequest: NaN, loopPerRequest: NaN, loopUtilization: NaN };
+const ceiling = only.has('bare') ? await measure('bare', `http://127.0.0.1:${barePort}/bare`, single, CONNECTIONS) : skipped;
 const before = await count();
-const email = await measure('email', `http://127.0.0.1:${port}/email`, single, CONNECTIONS);
+const email = only.has('email') ? await measure('email', `http://127.0.0.1:${port}/email`, single, CONNECTIONS) : skipped;
 const afterSingle = await count();
 const groups = { ...ctx.sendBatcher.stats };
 const batchConnections = Math.max(1, Math.min(CONNECTIONS, 4));
-const batched = await measure('batch', `http://127.0.0.1:${port}/email/batch`, batch, batchConnections);
+const batched = only.has('batch') ? await measure('batch', `http://127.0.0.1:${port}/email/batch`, batch, batchConnections) : skipped;
 const afterBatch = await count();
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -106,10 +116,12 @@ const rows = [
   ['POST /email (1 recipient)', `${fmt(email.requests.average)} req/s`, `${email.latency.p50} ms`, `${email.latency.p99} ms`],
   [`POST /email/batch (500 msgs, ${batchConnections} conn)`, `${fmt(batched.requests.average * 500)} msg/s`, `${batched.latency.p50} ms`, `${batched.latency.p99} ms`],
 ];
-rows[0].push(`${fmt(ceiling.cpuPerRequest)} µs/req`);
-rows[1].push(`${fmt(email.cpuPerRequest)} µs/req`);
-rows[2].push(`${fmt(batched.cpuPerRequest / 500)} µs/msg`);
-console.log(['', 'throughput', 'p50', 'p99', 'server CPU'].join(' | '));
+const pct = (n: number) => `${Math.round(n * 100)}%`;
+rows[0].push(`${fmt(ceiling.cpuPerRequest)} µs/req`, `${fmt(ceiling.loopPerRequest)} µs/req (${pct(ceiling.loopUtilization)})`);
+rows[1].push(`${fmt(email.cpuPerRequest)} µs/req`, `${fmt(email.loopPerRequest)} µs/req (${pct(email.loopUtilization)})`);
+rows[2].push(`${fmt(batched.cpuPerRequest / 500)} µs/msg`, `${fmt(batched.loopPerRequest / 500)} µs/msg (${pct(batched.loopUtilization)})`);
+console.log(`writer thread: ${config.sendWriterThread ? 'on (MAILROOM_SEND_WRITER_THREAD=true)' : 'off'}`);
+console.log(['', 'throughput', 'p50', 'p99', 'server CPU (all threads)', 'event loop busy (utilization)'].join(' | '));
 for (const r of rows) console.log(r.join(' | '));
 const avg = loadavg().map((n) => n.toFixed(1)).join(' ');
 console.log(`load average: ${avg} on ${cpus().length} CPUs (other work on the machine lowers every figure)`);

@@ -103,6 +103,8 @@ export class ApiError extends Error {
     message: string,
     readonly status?: number,
     readonly extra?: Record<string, unknown>,
+    /** Seconds after which the client may try again: answered as the Retry-After header (RFC 9110 10.2.3). */
+    readonly retryAfter?: number,
   ) {
     super(message);
     this.name = 'ApiError';

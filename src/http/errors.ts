@@ -123,6 +123,7 @@ export function registerErrorHandling(app: App): void {
 
   app.setErrorHandler((err: FastifyError & Partial<ApiError>, req, reply) => {
     if (err instanceof ApiError) {
+      if (err.retryAfter !== undefined) reply.header('retry-after', String(err.retryAfter));
       return reply.status(err.status ?? httpStatusFor(err.errorCode)).send({ ErrorCode: err.errorCode, Message: err.message, ...err.extra });
     }
     if (err.validation) {

@@ -1,14 +1,13 @@
 // One transaction's work for a group of send requests ("units"): replay answers of known idempotency keys,
 // run the database checks of every message, store the accepted ones and record the new keys' answers.
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { ApiError, ErrorCode, httpStatusFor } from '../errors.js';
 import { iso } from '../../infra/time.js';
 import { newMessageId } from './message-id.js';
 import { checkMessage, loadCheckData } from './checks.js';
 import { findStoredAnswer, storeAnswer } from './idempotency.js';
-import { storeMessages, type AcceptedMessage } from './store.js';
+import { storeMessages, type AcceptedMessage, type StoreContext } from './store.js';
 import type { SendOutcome, SendResult } from './types.js';
 import type { SendUnit, UnitResult } from './send-unit.js';
 
@@ -21,7 +20,7 @@ export function failure(err: ApiError): SendOutcome {
 export const replayed = (results: SendResult[]): SendOutcome[] => results.map((result) => ({ result, status: 200 }));
 
 /** Checks and (unless `dryRun`, the test token) stores the units; returns one result per unit, in order. */
-export async function commitUnits(db: Kysely<Database>, ctx: AppContext, units: SendUnit[], now: number, dryRun = false): Promise<UnitResult[]> {
+export async function commitUnits(db: Kysely<Database>, ctx: StoreContext, units: SendUnit[], now: number, dryRun = false): Promise<UnitResult[]> {
   const results: Array<UnitResult | null> = units.map(() => null);
   for (let i = 0; i < units.length; i++) {
     const u = units[i];

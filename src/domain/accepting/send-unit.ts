@@ -23,4 +23,6 @@ export interface SendQueue {
   drain(): Promise<void>;
   /** Transactions written and requests they carried (bench/send reports the average group size). */
   readonly stats: { transactions: number; requests: number };
+  /** Messages submitted and not yet answered: queued or being written (MAILROOM_SEND_QUEUE_LIMIT caps them). */
+  readonly waiting: number;
 }

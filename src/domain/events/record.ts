@@ -11,7 +11,7 @@ import type { MessageEventInput, RecordedEvent } from './types.js';
 
 const EVENT_COLUMNS = ['message_id', 'server_id', 'stream_id', 'type', 'recipient', 'occurred_at', 'details'] as const;
 
-export async function recordEvents(trx: Kysely<Database>, ctx: AppContext, events: MessageEventInput[]): Promise<RecordedEvent[]> {
+export async function recordEvents(trx: Kysely<Database>, ctx: Pick<AppContext, 'dialect' | 'clock'>, events: MessageEventInput[]): Promise<RecordedEvent[]> {
   if (events.length === 0) return [];
   const recorded: RecordedEvent[] = [];
   // Raw multi-row SQL (src/infra/db/raw-insert.ts): the query builder's compilation costs more per row than

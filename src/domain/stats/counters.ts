@@ -95,7 +95,7 @@ function metricsOf(e: RecordedEvent, flags: Map<string, { opens: boolean; links:
   }
 }
 
-export async function countStats(trx: Kysely<Database>, ctx: AppContext, events: RecordedEvent[]): Promise<void> {
+export async function countStats(trx: Kysely<Database>, ctx: Pick<AppContext, 'dialect'>, events: RecordedEvent[]): Promise<void> {
   if (events.length === 0) return;
   const flags = await trackingFlags(trx, events);
   // Counter rows per key are spread over shards where transactions run side by side (db/row-locks.ts), so

@@ -26,7 +26,7 @@ function wants(h: HookRow, e: RecordedEvent): boolean {
   return true;
 }
 
-export async function fanOutWebhooks(trx: Kysely<Database>, ctx: AppContext, events: RecordedEvent[]): Promise<void> {
+export async function fanOutWebhooks(trx: Kysely<Database>, ctx: Pick<AppContext, 'clock'>, events: RecordedEvent[]): Promise<void> {
   const relevant = events.filter((e) => TRIGGER_OF[e.type] !== undefined);
   if (relevant.length === 0) return;
 

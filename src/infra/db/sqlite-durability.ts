@@ -204,6 +204,58 @@ class FileSync {
 }
 
 /**
+ * Checkpoints of a SQLite file on a worker thread, paced by the sending path's commits (see the top of the
+ * file): `before()` ahead of a group (waits, after HARD_EVERY messages without a complete checkpoint, for one
+ * that runs with no sending transaction beside it), `after(messages)` once the group is committed. Used by
+ * createDurability below and by the sending path's writer thread (domain/accepting/send-batcher.ts), whose
+ * connection raises its own automatic checkpoint to WAL_SAFETY_PAGES so that it does not checkpoint inline.
+ */
+export class CheckpointPacer {
+  private readonly checkpointer: Checkpointer;
+  private sinceStart = 0;
+  private sinceComplete = 0;
+  private commits = 0;
+
+  constructor(file: string) {
+    this.checkpointer = new Checkpointer(file);
+  }
+
+  /** The worker could not run: the connection should checkpoint by itself again. */
+  get failed(): boolean {
+    return this.checkpointer.failed;
+  }
+
+  async before(): Promise<void> {
+    if (this.sinceComplete < HARD_EVERY || this.checkpointer.failed) return;
+    // No sending transaction runs during this one: it copies the whole WAL, which then restarts.
+    if (await this.checkpointer.complete()) this.sinceComplete = 0;
+    this.sinceStart = 0;
+  }
+
+  after(messages: number): void {
+    this.commits++;
+    this.sinceComplete += messages;
+    this.sinceStart += messages;
+    if (this.sinceStart >= CHECKPOINT_EVERY && !this.checkpointer.busy) {
+      this.sinceStart = 0;
+      const at = this.commits;
+      // Complete only if no group committed meanwhile (the checkpoint counts the frames present at its start).
+      void this.checkpointer.run().then((complete) => {
+        if (complete && this.commits === at) this.sinceComplete = 0;
+      });
+    }
+  }
+}
+
+export { WAL_SAFETY_PAGES };
+
+/** The SQLite file behind `database`, or null for PostgreSQL and an in-memory SQLite database. */
+export function sqliteFileOf(database: Pick<Db, 'dialect'>, databaseUrl: string): string | null {
+  const file = databaseUrl.replace(/^file:\/\//i, '');
+  return database.dialect === 'sqlite' && file !== ':memory:' && file !== '' ? file : null;
+}
+
+/**
  * The commit of the sending path's groups for this database: the machinery above on a SQLite file, a plain
  * transaction on PostgreSQL and on an in-memory SQLite database. `databaseUrl` names the file.
  */
@@ -214,16 +266,12 @@ export function createDurability(database: Db, databaseUrl: string): Durability 
     flush: async () => {},
     close: async () => {},
   };
-  const file = databaseUrl.replace(/^file:\/\//i, '');
-  if (database.dialect !== 'sqlite' || file === ':memory:' || file === '') return plain;
+  const file = sqliteFileOf(database, databaseUrl);
+  if (file === null) return plain;
 
   const walSync = new FileSync([`${file}-wal`, file]);
-  const checkpointer = new Checkpointer(file);
+  const checkpoints = new CheckpointPacer(file);
   let level: number | null = null;
-  // Messages stored since the last background checkpoint was started, and since the last complete one.
-  let sinceStart = 0;
-  let sinceComplete = 0;
-  let commits = 0;
   let restored = false;
   return {
     async transact(fn, messages = 1) {
@@ -233,14 +281,10 @@ export function createDurability(database: Db, databaseUrl: string): Durability 
         if (level >= FULL) await sql.raw(`PRAGMA wal_autocheckpoint = ${WAL_SAFETY_PAGES}`).execute(db);
       }
       if (level < FULL) return plain.transact(fn);
-      if (checkpointer.failed && !restored) {
+      if (checkpoints.failed && !restored) {
         restored = true;
         await sql`PRAGMA wal_autocheckpoint = 1000`.execute(db);
-      } else if (sinceComplete >= HARD_EVERY && !checkpointer.failed) {
-        // No sending transaction runs during this one: it copies the whole WAL, which then restarts.
-        if (await checkpointer.complete()) sinceComplete = 0;
-        sinceStart = 0;
-      }
+      } else await checkpoints.before();
       const restore = level === FULL ? RESTORE_FULL : CompiledQuery.raw(`PRAGMA synchronous = ${level}`);
       const result = await db.connection().execute(async (conn) => {
         await conn.executeQuery(NORMAL);
@@ -258,17 +302,7 @@ export function createDurability(database: Db, databaseUrl: string): Durability 
           await conn.executeQuery(restore);
         }
       });
-      commits++;
-      sinceComplete += messages;
-      sinceStart += messages;
-      if (sinceStart >= CHECKPOINT_EVERY && !checkpointer.busy) {
-        sinceStart = 0;
-        const at = commits;
-        // Complete only if no group committed meanwhile (the checkpoint counts the frames present at its start).
-        void checkpointer.run().then((complete) => {
-          if (complete && commits === at) sinceComplete = 0;
-        });
-      }
+      checkpoints.after(messages);
       return result;
     },
     flush: () => (level !== null && level >= FULL ? walSync.sync() : Promise.resolve()),

@@ -60,12 +60,13 @@ describe('group commit', () => {
     assert.equal(c.stats.transactions, 1);
   });
 
-  // The durable commit on SQLite: the WAL is fdatasynced through one descriptor kept open between group
-  // commits (an open and a close per group cost as much as the sync call), and drain() releases it.
+  // The durable commit on SQLite without the writer thread (MAILROOM_SEND_WRITER_THREAD=false): the WAL is
+  // fdatasynced through one descriptor kept open between group commits (an open and a close per group cost as
+  // much as the sync call), and drain() releases it.
   it('syncs the WAL through one descriptor kept across groups, released by drain()', async (t) => {
     if (s.ctx.dialect !== 'sqlite' || !existsSync('/proc/self/fd')) return t.skip('SQLite on Linux only');
     const wal = `${resolve(s.ctx.config.databaseUrl.replace(/^file:\/\//i, ''))}-wal`;
-    const c = new SendBatcher(s.ctx);
+    const c = new SendBatcher({ ...s.ctx, config: { ...s.ctx.config, sendWriterThread: false } });
     await c.submit(unit('wal-a@example.net'));
     const during = openOn(wal);
     await c.submit(unit('wal-b@example.net'));
@@ -80,5 +81,24 @@ describe('group commit', () => {
     await c.drain();
     const rows = await s.ctx.db.selectFrom('message_recipients').select('email').where('email', 'like', 'wal-%').orderBy('email').execute();
     assert.deepEqual(rows.map((x) => x.email), ['wal-a@example.net', 'wal-b@example.net', 'wal-c@example.net', 'wal-d@example.net']);
+  });
+
+  // The writer thread (MAILROOM_SEND_WRITER_THREAD=true on a SQLite file): its groups are stored and answered in order, and drain()
+  // ends the thread with its connection and WAL descriptor; a later send starts a new one.
+  it('writes on the writer thread, which drain() ends and a later send starts again', async (t) => {
+    if (s.ctx.dialect !== 'sqlite' || !existsSync('/proc/self/fd')) return t.skip('SQLite on Linux only');
+    const wal = `${resolve(s.ctx.config.databaseUrl.replace(/^file:\/\//i, ''))}-wal`;
+    const before = openOn(wal);
+    const c = new SendBatcher({ ...s.ctx, config: { ...s.ctx.config, sendWriterThread: true } });
+    const results = await Promise.all(['thr-a', 'thr-b', 'thr-c'].map((n) => c.submit(unit(`${n}@example.net`))));
+    for (const r of results) assert.ok('outcomes' in r && r.outcomes[0].status === 200);
+    assert.ok(openOn(wal) > before, 'the thread has the WAL open');
+    await c.drain();
+    assert.equal(openOn(wal), before, 'drain() ends the thread and closes what it opened');
+    const r = await c.submit(unit('thr-d@example.net'));
+    assert.ok('outcomes' in r && r.outcomes[0].status === 200);
+    await c.drain();
+    const rows = await s.ctx.db.selectFrom('message_recipients').select('email').where('email', 'like', 'thr-%').orderBy('email').execute();
+    assert.deepEqual(rows.map((x) => x.email), ['thr-a@example.net', 'thr-b@example.net', 'thr-c@example.net', 'thr-d@example.net']);
   });
 });
