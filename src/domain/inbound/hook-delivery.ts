@@ -16,7 +16,10 @@ import { outcomeOf } from '../webhooks/deliver.js';
 import { createPoster, type PostResult } from '../webhooks/http-post.js';
 import { WEBHOOK_RETRY_SCHEDULE } from '../webhooks/queue.js';
 import { INBOUND_HOOK_QUEUE, INBOUND_STATUS, type InboundHookJobPayload } from './hook-queue.js';
-import { withoutContent, type InboundPayload } from './payload.js';
+import { PoolFull, taskModule } from '../../infra/threads/pool.js';
+import { strippedPayload } from './content-task.js';
+
+const CONTENT_TASK = taskModule(import.meta.url, 'content-task');
 
 export interface InboundHookOptions {
   timeoutMs?: number;
@@ -75,6 +78,11 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
     const error = r.error === null ? null : r.error.slice(0, 1000);
     const status = outcome === 'delivered' ? INBOUND_STATUS.processed : outcome === 'retrying' ? INBOUND_STATUS.scheduled : INBOUND_STATUS.failed;
 
+    // Off the event loop; inline only when every parser thread is busy and the queue full.
+    const stripped = outcome === 'delivered' ? await ctx.threads.run<string>(CONTENT_TASK, 'strippedPayload', m.payload).catch((err: unknown) => {
+      if (err instanceof PoolFull) return strippedPayload(m.payload);
+      throw err;
+    }) : null;
     await writer.submit(async (trx) => {
       // Guarded by the attempt count: a job taken over after its lease ran out records its own outcome.
       const res = await trx
@@ -84,7 +92,7 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
           attempts: attempt,
           last_error: error,
           processed_at: outcome === 'delivered' ? now : null,
-          ...(outcome === 'delivered' ? { payload: JSON.stringify(withoutContent(JSON.parse(m.payload) as InboundPayload)) } : {}),
+          ...(stripped !== null ? { payload: stripped } : {}),
         })
         .where('id', '=', m.id)
         .where('attempts', '=', m.attempts)
