@@ -169,7 +169,7 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
       new Promise<void>((resolve) => {
         ctx.ports.inboundSmtp = null;
         server.close(() => {
-          spoolDir.remove().then(resolve, resolve);
+          Promise.all([writer.close(), spoolDir.remove()]).then(() => resolve(), () => resolve());
         });
       }),
   };

@@ -4,7 +4,9 @@
 // is recorded (inbound_attempts) with the message's new status and the job's next run in one group commit.
 // Once the application has the message, its attachment content and raw source are dropped.
 import type { AppContext } from '../app-context.js';
-import { CommitBatcher, inTransaction } from '../../infra/db/commit-batcher.js';
+import { CommitBatcher } from '../../infra/db/commit-batcher.js';
+import { withConflictRetry } from '../../infra/db/conflict-retry.js';
+import { createDurability } from '../../infra/db/sqlite-durability.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import { completeJob } from '../../infra/jobs/complete.js';
@@ -44,13 +46,22 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
   const perServer = o.perServer ?? 16;
   const poster = createPoster(ctx, perServer, { credentialsInUrl: true });
   const log = ctx.logger.child({ component: 'inbound-hook' });
+  // Under SQLite the outcomes commit as the sending path does (sqlite-durability.ts): the fdatasync of the
+  // WAL, which holds the rewritten payload, runs off the event loop.
+  const durability = createDurability(ctx.database, ctx.config.databaseUrl);
   const writer = new CommitBatcher<(trx: Kysely<Database>) => Promise<void>>({
     logger: ctx.logger,
     name: 'inbound hook outcomes',
     maxWeight: 200,
-    commit: inTransaction(ctx.db, async (trx, writes) => {
-      for (const w of writes) await w(trx);
-    }),
+    commit: async (writes) => {
+      await withConflictRetry(() =>
+        durability.transact(async (trx) => {
+          for (const w of writes) await w(trx);
+        }, writes.length),
+      );
+      return writes.map(() => undefined);
+    },
+    sync: () => durability.flush(),
   });
 
   async function handle(job: Job): Promise<void> {
@@ -115,6 +126,9 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
     groupConcurrency: perServer,
     leaseMs: timeoutMs + 60_000,
     handle,
-    close: () => poster.close(),
+    close: () => {
+      poster.close();
+      void durability.close();
+    },
   };
 }

@@ -8,7 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';
-import { CommitBatcher, inTransaction } from '../../infra/db/commit-batcher.js';
+import { CommitBatcher } from '../../infra/db/commit-batcher.js';
+import { withConflictRetry } from '../../infra/db/conflict-retry.js';
+import { createDurability, type Durability } from '../../infra/db/sqlite-durability.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { Insertable } from 'kysely';
 import type { InboundMessagesTable } from '../../infra/db/tables/inbound.js';
@@ -28,26 +30,42 @@ interface Write {
   stored?: boolean;
 }
 
-/** Group commit of received messages (src/infra/db/commit-batcher.ts); built once per listener. */
+/** Group commit of received messages (src/infra/db/commit-batcher.ts); built once per listener. Under SQLite
+ * the group commits as the sending path does (sqlite-durability.ts): the WAL's fdatasync runs off the event
+ * loop and the group's messages are answered after it, so a 2.5 MB payload's fsync never stops the process. */
 export class InboundWriter extends CommitBatcher<Write> {
+  private readonly durability: Durability;
   constructor(ctx: AppContext) {
+    const durability = createDurability(ctx.database, ctx.config.databaseUrl);
     super({
       logger: ctx.logger,
       name: 'inbound messages',
       maxWeight: 256,
-      commit: inTransaction<Write>(ctx.db, async (trx, writes) => {
-        const now = ctx.clock.now();
-        for (const w of writes) {
-          const r = await trx
-            .insertInto('inbound_messages')
-            .values(w.row)
-            .onConflict((oc) => oc.columns(['server_id', 'digest']).doNothing())
-            .executeTakeFirst();
-          w.stored = Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
-          if (w.stored && w.row.status === INBOUND_STATUS.queued) await enqueueJobs(trx, [inboundHookJob(w.row.id, w.row.server_id, now)], now);
-        }
-      }),
+      commit: async (writes) => {
+        // A conflict abort (PostgreSQL deadlock) says nothing about the messages: run it again.
+        await withConflictRetry(() => durability.transact(async (trx) => {
+          const now = ctx.clock.now();
+          for (const w of writes) {
+            const r = await trx
+              .insertInto('inbound_messages')
+              .values(w.row)
+              .onConflict((oc) => oc.columns(['server_id', 'digest']).doNothing())
+              .executeTakeFirst();
+            w.stored = Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
+            if (w.stored && w.row.status === INBOUND_STATUS.queued) await enqueueJobs(trx, [inboundHookJob(w.row.id, w.row.server_id, now)], now);
+          }
+        }, writes.length));
+        return writes.map(() => undefined);
+      },
+      sync: () => durability.flush(),
     });
+    this.durability = durability;
+  }
+
+  /** Every submitted message committed and synced; the sync's file released (the listener's stop). */
+  async close(): Promise<void> {
+    await this.drain();
+    await this.durability.close();
   }
 }
 

@@ -9,6 +9,8 @@ import type { Logger } from '../logger.js';
 import { ThreadPool, defaultThreads } from './pool.js';
 
 export const WORKER_HEAP_MB = 512;
+/** Below the event loop's thread: on a busy machine a 1 s parse must not delay a /healthz answer. */
+export const WORKER_NICE = 5;
 /** A task is linear in its message; one still running after this has a worker that is stuck. */
 export const TASK_TIMEOUT_MS = 120_000;
 
@@ -19,6 +21,7 @@ export function parserPool(config: Pick<Config, 'parseThreads' | 'parseQueue'>, 
     resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     taskTimeoutMs: TASK_TIMEOUT_MS,
     services: { resolve: (name, rrtype) => resolve(name as string, rrtype as string) },
+    nice: WORKER_NICE,
     onWorkerLost: (err) => logger.warn({ err: err.message }, 'a parser thread was lost and replaced'),
   });
 }

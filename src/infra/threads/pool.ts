@@ -7,6 +7,7 @@
 //   caller answers with back-pressure (SMTP 451 4.3.2) instead of holding more messages in memory.
 // - A worker that crashes, runs out of its own heap (resourceLimits) or passes the time budget of a task is
 //   replaced; its task fails with WorkerLost, and the process goes on.
+// - The workers run at a lower priority (nice) than the event loop's thread, which answers HTTP and SMTP.
 // - A task may ask the main thread for a service (`call` in worker-host.ts), e.g. DNS through the process's
 //   resolver and its cache, so the worker needs no configuration of its own.
 // Node's worker_threads rather than a dependency (piscina): the pool is this file, and it needs the request
@@ -41,6 +42,9 @@ export interface ThreadPoolOptions {
   /** Services the tasks may call on the main thread. */
   services?: Record<string, ServiceFn>;
   onWorkerLost?: (err: Error) => void;
+  /** The workers' nice value (Linux: per thread). Parsing is throughput work; the event loop answers
+   * requests, so when the CPUs are short the loop should win them. */
+  nice?: number;
 }
 
 interface Job {
@@ -109,7 +113,7 @@ export class ThreadPool {
   private spawn(): Slot {
     const worker = new Worker(HOST_SOURCE, {
       eval: true,
-      workerData: { tsLoader: this.tsLoader },
+      workerData: { tsLoader: this.tsLoader, nice: this.o.nice ?? 0 },
       resourceLimits: this.o.resourceLimits,
       stdout: false,
       stderr: false,

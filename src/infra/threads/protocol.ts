@@ -22,6 +22,12 @@ export type CallMain = (service: string, ...args: unknown[]) => Promise<unknown>
 
 export const HOST_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+// Linux keeps a nice value per thread: this lowers the priority of this worker only, not the event loop's.
+if (workerData.nice) {
+  try {
+    require('node:os').setPriority(workerData.nice);
+  } catch {}
+}
 const ready = workerData.tsLoader ? import(workerData.tsLoader).then((m) => m.register()) : Promise.resolve();
 const modules = new Map();
 const calls = new Map();
