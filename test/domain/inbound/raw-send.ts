@@ -20,6 +20,8 @@ export function rawSend(port: number, from: string, to: string[], message: strin
     let step = -1;
     let sentAt = 0;
     socket.on('error', reject);
+    // Closed before the reply (a killed server may close without an error): never answered.
+    socket.on('close', () => reject(new Error('the connection closed before the reply')));
     socket.on('data', (d: string) => {
       buf += d;
       for (;;) {
