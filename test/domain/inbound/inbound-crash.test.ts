@@ -70,8 +70,12 @@ describe('the inbound listener killed right after a 250', () => {
     assert.ok(answered.length >= CLIENTS);
     const rows = await t.s.ctx.db.selectFrom('inbound_messages').select(['id', 'status']).where('id', 'in', answered).execute();
     assert.equal(rows.length, answered.length, 'every 250 is in the database');
-    // Each with its hook job (queued in the same transaction): the application gets every one.
+    // Each with its hook job (queued in the same transaction): the application gets every one. The killed
+    // process held some of those jobs under a lease; they are taken over once it runs out (clock moved on).
+    t.s.clock.advance(10 * 60_000);
     await t.s.drain();
-    assert.equal(t.app.requests.filter((r) => r.path === '/inbound' && answered.includes(r.json?.MessageID)).length, answered.length, 'every 250 is posted');
+    // At least once: a post the killed process made but did not record is made again.
+    const posted = new Set(t.app.requests.filter((r) => r.path === '/inbound').map((r) => r.json?.MessageID as string));
+    assert.deepEqual(answered.filter((id) => !posted.has(id)), [], 'every 250 is posted');
   });
 });
