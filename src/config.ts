@@ -367,6 +367,8 @@ function readConfig(env: Env): Config {
     inboundSlots: smtpSlots(env, 'MAILROOM_INBOUND_SMTP', { maxPerClient: 10, idle: 120, session: 600 }),
     inboundDomain,
     inboundMaxMessageBytes: int(env, 'MAILROOM_INBOUND_MAX_MESSAGE_BYTES', 10 * 1024 * 1024, 65_536, 100 * 1024 * 1024),
+    parseThreads: int(env, 'MAILROOM_PARSE_THREADS', 0, 0, 256),
+    parseQueue: int(env, 'MAILROOM_PARSE_QUEUE', 256, 0, 100_000),
     spamd: parseSpamd(env),
     dnsServers: parseDnsServers(env),
     returnPathDomain,

@@ -17,6 +17,8 @@ import { bulkCounts } from './domain/bulk/counts.js';
 import { SendBatcher } from './domain/accepting/send-batcher.js';
 import { deliveryOptions } from './domain/delivery/options.js';
 import { SmtpPool } from './domain/delivery/smtp-pool.js';
+import { cachedResolve } from './infra/dns/cache.js';
+import { parserPool } from './infra/threads/parser-pool.js';
 
 export type { AppContext };
 
@@ -47,6 +49,8 @@ export function createContext(config: Config, o: ContextOverrides = {}): AppCont
   // As many idle sessions per target as jobs may run at once: with fewer, a relay serving every job saw
   // sessions closed on release and opened again (TCP, greeting, EHLO) a moment later.
   const smtpPool = new SmtpPool(deliveryOptions(config), Math.max(32, config.deliveryConcurrency));
+  // Parser threads for SMTP mail (infra/threads); their DNS questions come back to this resolver and cache.
+  const threads = parserPool(config, logger, cachedResolve(dns, clock));
   const ctx: Omit<AppContext, 'sendBatcher'> & { sendBatcher?: SendBatcher } = {
     config,
     database,
@@ -60,12 +64,14 @@ export function createContext(config: Config, o: ContextOverrides = {}): AppCont
     scheduler,
     metrics,
     smtpPool,
+    threads,
     ports: { inboundSmtp: null },
     async close() {
       await ctx.sendBatcher?.drain();
       await scheduler.stop();
       await runner.stop();
       smtpPool.close();
+      await threads.close();
       await database.close();
     },
   };

@@ -14,6 +14,7 @@ import type { JobRunner } from '../infra/jobs/runner.js';
 import type { Scheduler } from '../infra/jobs/scheduler.js';
 import type { Logger } from '../infra/logger.js';
 import type { Metrics } from '../infra/metrics.js';
+import type { ThreadPool } from '../infra/threads/pool.js';
 import type { SendQueue } from './accepting/send-unit.js';
 import type { SmtpPool } from './delivery/smtp-pool.js';
 
@@ -36,6 +37,8 @@ export interface AppContext {
   sendBatcher: SendQueue;
   /** Pooled SMTP sessions, shared by the delivery worker and system mail. */
   smtpPool: SmtpPool;
+  /** Worker threads that parse and authenticate SMTP mail off the event loop (infra/threads/pool.ts). */
+  threads: ThreadPool;
   /** Ports the listeners bound (set when they start; useful when configured with port 0). */
   ports: { inboundSmtp: number | null };
   close(): Promise<void>;

@@ -26,7 +26,19 @@ export class SpoolDir {
   }
 }
 
-export class MessageSpool extends Writable {
+/** A received message as the parser threads take it: its bytes, or the path of its spool file. */
+export interface MessageSource {
+  readonly bytes: number;
+  /** The whole message on this thread. */
+  read(): Promise<Buffer>;
+  /** For a worker thread: the spool file's path, or the bytes in a buffer of their own to transfer (moved
+   * out of the spool: read() afterwards finds nothing). */
+  handOff(): { raw: Uint8Array | null; path: string | null };
+  /** As handOff, but the spool keeps its bytes. */
+  copy(): { raw: Uint8Array | null; path: string | null };
+}
+
+export class MessageSpool extends Writable implements MessageSource {
   /** Bytes written, including those past the limit (dropped). */
   bytes = 0;
   private chunks: Buffer[] = [];
@@ -83,6 +95,25 @@ export class MessageSpool extends Writable {
   /** The whole message (call once the spool has finished). */
   async read(): Promise<Buffer> {
     return this.filePath ? readFile(this.filePath) : Buffer.concat(this.chunks);
+  }
+
+  handOff(): { raw: Uint8Array | null; path: string | null } {
+    const out = this.copy();
+    this.chunks = [];
+    this.kept = 0;
+    return out;
+  }
+
+  copy(): { raw: Uint8Array | null; path: string | null } {
+    if (this.filePath) return { raw: null, path: this.filePath };
+    // Not Buffer.concat: a small result would be a slice of Node's shared pool, which a transfer would detach.
+    const raw = new Uint8Array(this.kept);
+    let at = 0;
+    for (const c of this.chunks) {
+      raw.set(c, at);
+      at += c.length;
+    }
+    return { raw, path: null };
   }
 
   /** Frees the memory and deletes the file; safe to call more than once and after a failure. */

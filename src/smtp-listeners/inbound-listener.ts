@@ -18,7 +18,7 @@ import { matchReportAddress } from '../domain/dmarc/report-address.js';
 import { ByteBudget } from '../infra/byte-budget.js';
 import { SpoolDir } from '../infra/spool.js';
 import { findInboundMailbox } from '../domain/inbound/inbound-address.js';
-import { InboundWriter } from '../domain/inbound/receive.js';
+import { InboundWriter, ParsersBusy } from '../domain/inbound/receive.js';
 import { ClientSlots } from './client-slots.js';
 import { inboundTlsOptions } from './tls-options.js';
 
@@ -27,7 +27,8 @@ import { inboundTlsOptions } from './tls-options.js';
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 /** A message up to this size is kept in memory while it arrives; a larger one goes to a temporary file. */
 export const SPOOL_MEMORY_BYTES = 256 * 1024;
-/** Messages of the full SIZE parsed at once: parsing holds a few times a message's bytes in memory. */
+/** Messages of the full SIZE parsed at once on the main thread (reports, postmaster mail): parsing holds a few
+ * times a message's bytes in memory. Servers' inbound mail is parsed on parser threads (infra/threads). */
 export const PARSE_BUDGET_MESSAGES = 2;
 export const MAX_CLIENTS = 50;
 export const MAX_RECIPIENTS = 50;
@@ -133,8 +134,17 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
         }
         let reply: string;
         try {
-          reply = await budget.run(spool.bytes, async () => takeIn(ctx, log, writer, await spool.read(), envelope, r));
+          // Servers' inbound mail is parsed on a parser thread (bounded by MAILROOM_PARSE_QUEUE); reports and
+          // postmaster mail on this one, within the parse budget.
+          const onThisThread = r.reports.length > 0 || r.postmaster.length > 0;
+          reply = onThisThread ? await budget.run(spool.bytes, () => takeIn(ctx, log, writer, spool, envelope, r)) : await takeIn(ctx, log, writer, spool, envelope, r);
         } catch (err) {
+          if (err instanceof ParsersBusy) {
+            // RFC 3463 4.3.2: the system is not accepting messages now; the sender retries later.
+            log.warn({ event: 'inbound', outcome: 'busy', bytes: spool.bytes, ip: envelope.ip }, 'inbound message deferred: parser threads busy');
+            ctx.metrics.inboundMessages.inc({ kind: 'busy' });
+            return cb(smtpError(451, `4.3.2 Too many messages being parsed; try again later`));
+          }
           if (err instanceof UnreadableMessage) {
             log.warn({ event: 'inbound', outcome: 'unreadable', reason: err.message, bytes: spool.bytes, ip: envelope.ip }, 'inbound message refused');
             ctx.metrics.inboundMessages.inc({ kind: 'unreadable' });
@@ -167,7 +177,7 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
       new Promise<void>((resolve) => {
         ctx.ports.inboundSmtp = null;
         server.close(() => {
-          spoolDir.remove().then(resolve, resolve);
+          Promise.all([writer.close(), spoolDir.remove()]).then(() => resolve(), () => resolve());
         });
       }),
   };

@@ -12,7 +12,7 @@ import type { SendAuth } from '../domain/accepting/accept.js';
 import { MAX_MESSAGE_BYTES, MAX_RECIPIENTS } from '../domain/accepting/limits.js';
 import { ApiError } from '../domain/errors.js';
 import { authorizeSubmission } from '../domain/submission/authorize.js';
-import { submitMessage } from '../domain/submission/submit.js';
+import { SubmissionBusy, submitMessage } from '../domain/submission/submit.js';
 import { TokenResolver } from '../domain/tokens/token-resolver.js';
 import { AddressError, parseSingleMailbox } from '../infra/mime/address.js';
 import { AuthGuard } from './auth-guard.js';
@@ -98,7 +98,7 @@ export async function startSubmissionListener(ctx: AppContext, fixed: FixedSende
   const mayAuth = (secure: boolean, remoteAddress: string | undefined) => fixed !== null || secure || cfg.allowInsecureAuth || isLoopback(remoteAddress);
   const tls = fixed ? null : cfg.tls;
   /** The reply to a message whose data is in: the 250 text, or a refusal. */
-  const decide = async (session: SMTPServerSession, raw: Buffer, rcptTo: string[]): Promise<string | SmtpReply> => {
+  const decide = async (session: SMTPServerSession, raw: Uint8Array, rcptTo: string[]): Promise<string | SmtpReply> => {
     const auth = fixed ? await fixed.sender() : auths.get(session);
     // smtp-server refuses MAIL before AUTH (authOptional is false); this only guards the lookup.
     if (!auth) return { code: 530, message: '5.7.0 Authentication required' };
@@ -174,17 +174,30 @@ export async function startSubmissionListener(ctx: AppContext, fixed: FixedSende
     },
     onData(stream: SMTPServerDataStream, session, cb) {
       const chunks: Buffer[] = [];
+      let size = 0;
       // Past the limit the rest is read and dropped (smtp-server answers 552 5.3.4), never buffered.
       stream.on('data', (c: Buffer) => {
-        if (!stream.sizeExceeded) chunks.push(c);
+        if (stream.sizeExceeded) return;
+        chunks.push(c);
+        size += c.length;
       });
       stream.on('error', (err) => log.warn({ err }, 'data stream failed'));
       stream.on('end', () => {
         if (stream.sizeExceeded) return cb(reply({ code: 552, message: `5.3.4 Message too big (limit ${MAX_SMTP_MESSAGE_BYTES} bytes)` }));
         const rcptTo = session.envelope.rcptTo.map((r) => r.address);
-        decide(session, Buffer.concat(chunks), rcptTo).then(
+        // The bytes go to a parser thread (transferred): a buffer of their own, not Buffer.concat's, which
+        // may be a slice of Node's shared pool.
+        const raw = new Uint8Array(size);
+        let at = 0;
+        for (const c of chunks.splice(0)) {
+          raw.set(c, at);
+          at += c.length;
+        }
+        decide(session, raw, rcptTo).then(
           (out) => (typeof out === 'string' ? cb(null, out) : cb(reply(out))),
           (err) => {
+            // RFC 3463 4.3.2: not accepting messages now; the client keeps the message and retries.
+            if (err instanceof SubmissionBusy) return cb(reply({ code: 451, message: '4.3.2 Too many messages being parsed; try again later' }));
             if (err instanceof ApiError) return cb(reply(refusalReply(err.errorCode, err.status ?? 422, err.message)));
             log.error({ err }, 'submitted message could not be stored');
             cb(reply(TEMPORARY_FAILURE));

@@ -4,7 +4,9 @@
 // is recorded (inbound_attempts, with the first 512 bytes of the answer whatever its status) with the message's new status and the job's next run in one group commit.
 // Once the application has the message, its attachment content and raw source are dropped.
 import type { AppContext } from '../app-context.js';
-import { CommitBatcher, inTransaction } from '../../infra/db/commit-batcher.js';
+import { CommitBatcher } from '../../infra/db/commit-batcher.js';
+import { withConflictRetry } from '../../infra/db/conflict-retry.js';
+import { createDurability } from '../../infra/db/sqlite-durability.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import { completeJob } from '../../infra/jobs/complete.js';
@@ -16,7 +18,10 @@ import { outcomeOf } from '../webhooks/deliver.js';
 import { createPoster, type PostResult } from '../webhooks/http-post.js';
 import { WEBHOOK_RETRY_SCHEDULE } from '../webhooks/queue.js';
 import { INBOUND_HOOK_QUEUE, INBOUND_STATUS, type InboundHookJobPayload } from './hook-queue.js';
-import { withoutContent, type InboundPayload } from './payload.js';
+import { PoolFull, taskModule } from '../../infra/threads/pool.js';
+import { strippedPayload } from './content-task.js';
+
+const CONTENT_TASK = taskModule(import.meta.url, 'content-task');
 
 export interface InboundHookOptions {
   timeoutMs?: number;
@@ -41,13 +46,22 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
   const perServer = o.perServer ?? 16;
   const poster = createPoster(ctx, perServer, { credentialsInUrl: true });
   const log = ctx.logger.child({ component: 'inbound-hook' });
+  // Under SQLite the outcomes commit as the sending path does (sqlite-durability.ts): the fdatasync of the
+  // WAL, which holds the rewritten payload, runs off the event loop.
+  const durability = createDurability(ctx.database, ctx.config.databaseUrl);
   const writer = new CommitBatcher<(trx: Kysely<Database>) => Promise<void>>({
     logger: ctx.logger,
     name: 'inbound hook outcomes',
     maxWeight: 200,
-    commit: inTransaction(ctx.db, async (trx, writes) => {
-      for (const w of writes) await w(trx);
-    }),
+    commit: async (writes) => {
+      await withConflictRetry(() =>
+        durability.transact(async (trx) => {
+          for (const w of writes) await w(trx);
+        }, writes.length),
+      );
+      return writes.map(() => undefined);
+    },
+    sync: () => durability.flush(),
   });
 
   async function handle(job: Job): Promise<void> {
@@ -75,6 +89,11 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
     const error = r.error === null ? null : r.error.slice(0, 1000);
     const status = outcome === 'delivered' ? INBOUND_STATUS.processed : outcome === 'retrying' ? INBOUND_STATUS.scheduled : INBOUND_STATUS.failed;
 
+    // Off the event loop; inline only when every parser thread is busy and the queue full.
+    const stripped = outcome === 'delivered' ? await ctx.threads.run<string>(CONTENT_TASK, 'strippedPayload', m.payload).catch((err: unknown) => {
+      if (err instanceof PoolFull) return strippedPayload(m.payload);
+      throw err;
+    }) : null;
     await writer.submit(async (trx) => {
       // Guarded by the attempt count: a job taken over after its lease ran out records its own outcome.
       const res = await trx
@@ -84,7 +103,7 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
           attempts: attempt,
           last_error: error,
           processed_at: outcome === 'delivered' ? now : null,
-          ...(outcome === 'delivered' ? { payload: JSON.stringify(withoutContent(JSON.parse(m.payload) as InboundPayload)) } : {}),
+          ...(stripped !== null ? { payload: stripped } : {}),
         })
         .where('id', '=', m.id)
         .where('attempts', '=', m.attempts)
@@ -107,6 +126,9 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
     groupConcurrency: perServer,
     leaseMs: timeoutMs + 60_000,
     handle,
-    close: () => poster.close(),
+    close: () => {
+      poster.close();
+      void durability.close();
+    },
   };
 }

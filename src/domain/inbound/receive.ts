@@ -1,24 +1,27 @@
-// Takes one message received for servers' inbound addresses in: adds the authentication and spam headers
-// (authenticate.ts), parses it, decides per server whether it is blocked (a rule, or a spam score above
-// the server's InboundSpamThreshold), and stores it with its 'inbound-hook' job in the same transaction.
+// Takes one message received for servers' inbound addresses in: a parser thread adds the authentication and
+// spam headers, parses it and builds each server's payload (prepare-task.ts); here, on the main thread, each
+// server's rules decide whether it is blocked (a rule, or a spam score above the server's
+// InboundSpamThreshold), and it is stored with its 'inbound-hook' job in the same transaction.
 // The listener answers 250 only after that commit (RFC 5321 4.2.5): a crash before it makes the sender
 // retry, and the (server, digest) unique index stores a retried message once. Messages arriving together
 // share one commit (InboundWriter), so the database's fsync is not the ceiling of the intake rate.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';
-import { CommitBatcher, inTransaction } from '../../infra/db/commit-batcher.js';
+import { CommitBatcher } from '../../infra/db/commit-batcher.js';
+import { withConflictRetry } from '../../infra/db/conflict-retry.js';
+import { createDurability, type Durability } from '../../infra/db/sqlite-durability.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { Insertable } from 'kysely';
 import type { InboundMessagesTable } from '../../infra/db/tables/inbound.js';
-import { cachedResolve, type ResolveFn } from '../../infra/dns/cache.js';
 import { enqueueJobs } from '../../infra/jobs/enqueue.js';
-import { examine, type Envelope } from './authenticate.js';
+import type { MessageSource } from '../../infra/spool.js';
+import { PoolFull, TaskError, WorkerLost, taskModule } from '../../infra/threads/pool.js';
+import type { Envelope } from './authenticate.js';
 import { inboundHookJob, INBOUND_STATUS } from './hook-queue.js';
 import type { InboundMailbox } from './inbound-address.js';
-import { parseInbound } from './parse.js';
-import { withoutForgedHeaders } from './own-headers.js';
-import { buildPayload, mailboxes } from './payload.js';
+import { UnreadableMessage } from './parse.js';
+import type { PrepareInput, PreparedInbound, ServerTarget } from './prepare-task.js';
 import { blockingRule } from './rules.js';
 
 interface Write {
@@ -27,29 +30,42 @@ interface Write {
   stored?: boolean;
 }
 
-/** Group commit of received messages (src/infra/db/commit-batcher.ts) and the cached DNS answers of mail
- * authentication; built once per listener. */
+/** Group commit of received messages (src/infra/db/commit-batcher.ts); built once per listener. Under SQLite
+ * the group commits as the sending path does (sqlite-durability.ts): the WAL's fdatasync runs off the event
+ * loop and the group's messages are answered after it, so a 2.5 MB payload's fsync never stops the process. */
 export class InboundWriter extends CommitBatcher<Write> {
-  readonly resolve: ResolveFn;
+  private readonly durability: Durability;
   constructor(ctx: AppContext) {
+    const durability = createDurability(ctx.database, ctx.config.databaseUrl);
     super({
       logger: ctx.logger,
       name: 'inbound messages',
       maxWeight: 256,
-      commit: inTransaction<Write>(ctx.db, async (trx, writes) => {
-        const now = ctx.clock.now();
-        for (const w of writes) {
-          const r = await trx
-            .insertInto('inbound_messages')
-            .values(w.row)
-            .onConflict((oc) => oc.columns(['server_id', 'digest']).doNothing())
-            .executeTakeFirst();
-          w.stored = Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
-          if (w.stored && w.row.status === INBOUND_STATUS.queued) await enqueueJobs(trx, [inboundHookJob(w.row.id, w.row.server_id, now)], now);
-        }
-      }),
+      commit: async (writes) => {
+        // A conflict abort (PostgreSQL deadlock) says nothing about the messages: run it again.
+        await withConflictRetry(() => durability.transact(async (trx) => {
+          const now = ctx.clock.now();
+          for (const w of writes) {
+            const r = await trx
+              .insertInto('inbound_messages')
+              .values(w.row)
+              .onConflict((oc) => oc.columns(['server_id', 'digest']).doNothing())
+              .executeTakeFirst();
+            w.stored = Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
+            if (w.stored && w.row.status === INBOUND_STATUS.queued) await enqueueJobs(trx, [inboundHookJob(w.row.id, w.row.server_id, now)], now);
+          }
+        }, writes.length));
+        return writes.map(() => undefined);
+      },
+      sync: () => durability.flush(),
     });
-    this.resolve = cachedResolve(ctx.dns, ctx.clock);
+    this.durability = durability;
+  }
+
+  /** Every submitted message committed and synced; the sync's file released (the listener's stop). */
+  async close(): Promise<void> {
+    await this.drain();
+    await this.durability.close();
   }
 }
 
@@ -93,36 +109,77 @@ function byServer(boxes: InboundMailbox[]): Map<number, InboundMailbox[]> {
   return out;
 }
 
+/** All parser threads are busy and MAILROOM_PARSE_QUEUE messages wait: the listener answers 451 4.3.2. */
+export class ParsersBusy extends Error {}
+
+/** The payloads one parser task builds at most, by its message's size (see receiveInbound). */
+export const PAYLOAD_BUDGET_BYTES = 64 * 1024 * 1024;
+
+const PREPARE_TASK = taskModule(import.meta.url, 'prepare-task');
+
+/** Runs prepare-task.ts on a parser thread; its failures become the listener's answers. */
+async function prepareOnThread(ctx: AppContext, input: PrepareInput, transfer: ArrayBuffer[]): Promise<PreparedInbound> {
+  try {
+    return await ctx.threads.run<PreparedInbound>(PREPARE_TASK, 'prepareInbound', input, transfer);
+  } catch (err) {
+    if (err instanceof PoolFull) throw new ParsersBusy(err.message);
+    if (err instanceof TaskError && err.errorName === 'UnreadableMessage') throw new UnreadableMessage(err.message);
+    // Its heap limit or time budget: the same bytes would fail the same way on every retry (554).
+    if (err instanceof WorkerLost) throw new UnreadableMessage(`The message could not be parsed within the parser's limits: ${err.message}`);
+    throw err;
+  }
+}
+
 /**
  * Stores the message ONCE per server however many of its addresses the envelope names (issue 27: fifty
  * `+tag` addresses made fifty copies and fifty posts). OriginalRecipient and MailboxHash are those of the
  * server's first envelope recipient; ToFull and CcFull list the To and Cc headers, as the hosted service
  * does, and BccFull adds the server's other envelope recipients that the headers do not name (blind copies,
  * RFC 5322 3.6.3), so the application sees every address of its own the message was received at and none of
- * another server's. Servers are written one after the other, so only one payload is in memory at a time.
+ * another server's. The payloads are built on the parser thread; the main thread holds their JSON strings.
  */
-export async function receiveInbound(ctx: AppContext, writer: InboundWriter, raw: Buffer, env: Envelope, boxes: InboundMailbox[]): Promise<ReceiveOutcome[]> {
-  const cleaned = withoutForgedHeaders(raw, { authservId: ctx.config.inboundDomain, spamScored: ctx.config.spamd !== null });
-  // Parsed before any DNS or spamd work: a message that cannot be read is refused at once (554, listener).
-  const email = await parseInbound(cleaned);
-  const examined = await examine(ctx, writer.resolve, raw, env);
-  email.headers = [...(await parseInbound(Buffer.from(`${examined.headers}\r\n`, 'utf8'))).headers, ...email.headers];
-  let rawEmail: string | null = null;
-  const rawText = () => (rawEmail ??= Buffer.concat([Buffer.from(examined.headers, 'utf8'), cleaned]).toString('utf8'));
-  const now = ctx.clock.now();
-  const from = mailboxes(email.from ? [email.from] : [])[0]?.address ?? env.mailFrom;
-  const listed = [...mailboxes(email.to), ...mailboxes(email.cc)].map((m) => m.address.toLowerCase());
-  const digest = createHash('sha256').update(raw).digest('hex');
-
-  const out: ReceiveOutcome[] = [];
-  let queued = false;
+export async function receiveInbound(ctx: AppContext, writer: InboundWriter, message: MessageSource, env: Envelope, boxes: InboundMailbox[]): Promise<ReceiveOutcome[]> {
+  const targets: Array<ServerTarget & { server: ServerInfo }> = [];
   for (const [serverId, own] of byServer(boxes)) {
     const server = await serverInfo(ctx.db, serverId);
     if (!server) continue;
-    const first = own[0];
-    const id = randomUUID();
-    const rule = await blockingRule(ctx.db, server.id, from);
-    const score = examined.spam?.score ?? null;
+    targets.push({ server, serverId, id: randomUUID(), rawEmail: server.raw_email_enabled === 1, own: own.map((b) => ({ address: b.address, mailboxHash: b.mailboxHash })), streamId: server.stream_id });
+  }
+  if (!targets.length) return [];
+  // Each server's payload holds the message a few times over (attachments in base64, RawEmail): servers are
+  // prepared in groups whose payloads fit PAYLOAD_BUDGET_BYTES, so a message to many servers' addresses
+  // costs more parsing, not more memory. One group (the usual case) moves the bytes to the thread.
+  const perTask = Math.max(1, Math.floor(PAYLOAD_BUDGET_BYTES / Math.max(1, 3 * message.bytes)));
+  const groups: Array<typeof targets> = [];
+  for (let i = 0; i < targets.length; i += perTask) groups.push(targets.slice(i, i + perTask));
+  const base = { envelope: env, mta: ctx.config.inboundDomain, spamd: ctx.config.spamd };
+  const run = async (group: typeof targets, last: boolean) => {
+    const servers = group.map(({ server: _s, ...t }) => t);
+    if (!last) return prepareOnThread(ctx, { ...base, ...message.copy(), servers }, []);
+    const { raw, path } = message.handOff();
+    return prepareOnThread(ctx, { ...base, raw, path, servers }, raw ? [raw.buffer as ArrayBuffer] : []);
+  };
+  const out: ReceiveOutcome[] = [];
+  let queued = false;
+  for (const [g, group] of groups.entries()) {
+    const prepared = await run(group, g === groups.length - 1);
+    queued = (await store(ctx, writer, prepared, group, out)) || queued;
+  }
+  if (queued) ctx.runner.wake();
+  return out;
+}
+
+/** Writes one group's messages; true when one of them was queued for the server's hook. */
+async function store(ctx: AppContext, writer: InboundWriter, prepared: PreparedInbound, targets: Array<ServerTarget & { server: ServerInfo }>, out: ReceiveOutcome[]): Promise<boolean> {
+  if (prepared.warning) ctx.logger.warn({ err: prepared.warning }, 'inbound: authentication results could not be computed');
+  const now = ctx.clock.now();
+  let queued = false;
+  for (const [i, t] of targets.entries()) {
+    const { server, id } = t;
+    const p = prepared.servers[i];
+    const first = t.own[0];
+    const rule = await blockingRule(ctx.db, server.id, prepared.from);
+    const score = prepared.spamScore;
     // InboundSpamThreshold 0 means no threshold (the default of a new server).
     const spammy = score !== null && server.inbound_spam_threshold > 0 && score > server.inbound_spam_threshold;
     const blockedReason = rule
@@ -131,16 +188,6 @@ export async function receiveInbound(ctx: AppContext, writer: InboundWriter, raw
         ? `Spam score ${score} is above the server's InboundSpamThreshold of ${server.inbound_spam_threshold}.`
         : '';
     const status = blockedReason ? INBOUND_STATUS.blocked : server.inbound_hook_url ? INBOUND_STATUS.queued : INBOUND_STATUS.processed;
-    const envelopeOnly = own.map((b) => b.address).filter((a) => !listed.includes(a.toLowerCase()));
-    const payload = buildPayload({
-      id,
-      email,
-      rawEmail: server.raw_email_enabled === 1 ? rawText() : null,
-      originalRecipient: first.address,
-      mailboxHash: first.mailboxHash,
-      envelopeBcc: envelopeOnly,
-      streamId: server.stream_id,
-    });
     const w: Write = {
       row: {
         id,
@@ -148,18 +195,18 @@ export async function receiveInbound(ctx: AppContext, writer: InboundWriter, raw
         stream_id: server.stream_id,
         // The message alone: the same message to another of the server's addresses (a sender splitting
         // recipients over transactions, RFC 5321 4.5.3.1.8) is the same message, stored once.
-        digest,
-        from_email: payload.From.toLowerCase(),
-        from_name: payload.FromName,
-        recipients: [...new Set([...listed, ...own.map((b) => b.address.toLowerCase())])].join(' '),
+        digest: prepared.digest,
+        from_email: p.fromEmail,
+        from_name: p.fromName,
+        recipients: p.recipients,
         original_recipient: first.address,
-        subject: payload.Subject,
+        subject: p.subject,
         mailbox_hash: first.mailboxHash,
-        tag: payload.Tag,
+        tag: p.tag,
         status,
         blocked_reason: blockedReason,
         spam_score: score,
-        payload: JSON.stringify(payload),
+        payload: p.payload,
         received_at: now,
         // Without an InboundHookUrl there is nobody to post to: the message is kept for the API only.
         processed_at: status === INBOUND_STATUS.processed ? now : null,
@@ -167,8 +214,7 @@ export async function receiveInbound(ctx: AppContext, writer: InboundWriter, raw
     };
     await writer.submit(w);
     if (w.stored && status === INBOUND_STATUS.queued) queued = true;
-    out.push({ address: first.address, addresses: own.length, inboundId: id, status, duplicate: !w.stored });
+    out.push({ address: first.address, addresses: t.own.length, inboundId: id, status, duplicate: !w.stored });
   }
-  if (queued) ctx.runner.wake();
-  return out;
+  return queued;
 }

@@ -6,6 +6,7 @@ import type { AppContext } from '../app-context.js';
 import type { Logger } from '../../infra/logger.js';
 import { takeInDmarc } from '../dmarc/store.js';
 import type { DmarcTarget } from '../dmarc/report-address.js';
+import type { MessageSource } from '../../infra/spool.js';
 import type { Envelope } from './authenticate.js';
 import type { InboundMailbox } from './inbound-address.js';
 import { takeInReport } from './intake.js';
@@ -27,28 +28,31 @@ export const count = (r: Rcpts): number => r.reports.length + r.boxes.length + r
 
 
 /** One received message to each kind of its recipients: reports, servers' inbound mail, postmaster. */
-export async function takeIn(ctx: AppContext, log: Logger, writer: InboundWriter, raw: Buffer, envelope: Envelope, r: Rcpts): Promise<string> {
+/** Servers' inbound mail is parsed on a parser thread (receive.ts); reports, DMARC reports and postmaster mail, rarer, here. */
+export async function takeIn(ctx: AppContext, log: Logger, writer: InboundWriter, message: MessageSource, envelope: Envelope, r: Rcpts): Promise<string> {
+  // Read before receiveInbound may move the bytes to its thread.
+  const raw = r.reports.length || r.postmaster.length || r.dmarc.length ? await message.read() : Buffer.alloc(0);
   const [outcomes, received, postmaster, dmarc] = await Promise.all([
     r.reports.length ? takeInReport(ctx, raw, r.reports) : [],
-    r.boxes.length ? receiveInbound(ctx, writer, raw, envelope, r.boxes) : [],
+    r.boxes.length ? receiveInbound(ctx, writer, message, envelope, r.boxes) : [],
     r.postmaster.length ? storePostmaster(ctx, raw, envelope, r.postmaster) : null,
     r.dmarc.length ? takeInDmarc(ctx, raw, envelope.ip, r.dmarc) : [],
   ]);
   for (const o of dmarc) {
-    log.info({ event: 'inbound', ...o, ip: envelope.ip, bytes: raw.length }, 'DMARC report');
+    log.info({ event: 'inbound', ...o, ip: envelope.ip, bytes: message.bytes }, 'DMARC report');
     ctx.metrics.inboundMessages.inc({ kind: o.outcome });
   }
   for (const o of outcomes) {
-    log.info({ event: 'inbound', ...o, bytes: raw.length }, 'inbound report');
+    log.info({ event: 'inbound', ...o, bytes: message.bytes }, 'inbound report');
     ctx.metrics.inboundMessages.inc({ kind: o.outcome });
   }
   for (const o of received) {
-    log.info({ event: 'inbound', ...o, bytes: raw.length }, 'inbound message');
+    log.info({ event: 'inbound', ...o, bytes: message.bytes }, 'inbound message');
     ctx.metrics.inboundMessages.inc({ kind: `processing-${o.status.toLowerCase()}` });
   }
   if (postmaster) {
     // The operator reads these (`mailroom postmaster`); warn, so that a log watcher shows them too.
-    log.warn({ event: 'inbound', outcome: 'postmaster', id: postmaster.id, duplicate: postmaster.duplicate, from: envelope.mailFrom, ip: envelope.ip, bytes: raw.length }, 'mail for postmaster');
+    log.warn({ event: 'inbound', outcome: 'postmaster', id: postmaster.id, duplicate: postmaster.duplicate, from: envelope.mailFrom, ip: envelope.ip, bytes: message.bytes }, 'mail for postmaster');
     ctx.metrics.inboundMessages.inc({ kind: 'postmaster' });
   }
   if (r.reports.length || r.dmarc.length) return '2.6.0 Report received';

@@ -1,0 +1,196 @@
+// A pool of worker threads for CPU work that does not need the event loop: MIME parsing and mail
+// authentication of inbound and submitted mail (issue 28). While a worker parses a hostile message (10,000
+// attachments, megabytes of base64), the main thread keeps answering HTTP and SMTP.
+//
+// - Sized to the machine (os.availableParallelism(), MAILROOM_PARSE_THREADS); workers start on first use.
+// - Bounded: at most `maxQueue` tasks wait for a worker; beyond that run() throws PoolFull at once, and the
+//   caller answers with back-pressure (SMTP 451 4.3.2) instead of holding more messages in memory.
+// - A worker that crashes, runs out of its own heap (resourceLimits) or passes the time budget of a task is
+//   replaced; its task fails with WorkerLost, and the process goes on.
+// - The workers run at a lower priority (nice) than the event loop's thread, which answers HTTP and SMTP.
+// - A task may ask the main thread for a service (`call` in worker-host.ts), e.g. DNS through the process's
+//   resolver and its cache, so the worker needs no configuration of its own.
+// Node's worker_threads rather than a dependency (piscina): the pool is this file, and it needs the request
+// channel back to the main thread, which piscina does not offer.
+import { availableParallelism } from 'node:os';
+import { Worker, type ResourceLimits, type Transferable } from 'node:worker_threads';
+import { HOST_SOURCE, type HostMessage, type TaskRequest } from './protocol.js';
+
+export class PoolFull extends Error {}
+/** The worker running the task died (a crash, its heap limit, or the task's time budget). */
+export class WorkerLost extends Error {}
+/** An error thrown by the task itself, with its name, message and own fields (e.g. an errorCode). */
+export class TaskError extends Error {
+  constructor(
+    readonly errorName: string,
+    message: string,
+    readonly fields: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+export type ServiceFn = (...args: unknown[]) => Promise<unknown>;
+
+export interface ThreadPoolOptions {
+  threads?: number;
+  maxQueue?: number;
+  /** A worker's own heap limits: a task that needs more loses its worker, not the process. */
+  resourceLimits?: ResourceLimits;
+  /** A task running longer loses its worker. */
+  taskTimeoutMs?: number;
+  /** Services the tasks may call on the main thread. */
+  services?: Record<string, ServiceFn>;
+  onWorkerLost?: (err: Error) => void;
+  /** The workers' nice value (Linux: per thread). Parsing is throughput work; the event loop answers
+   * requests, so when the CPUs are short the loop should win them. */
+  nice?: number;
+}
+
+interface Job {
+  req: TaskRequest;
+  transfer: Transferable[];
+  resolve(v: unknown): void;
+  reject(e: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  job: Job | null;
+  timer: NodeJS.Timeout | null;
+}
+
+export const defaultThreads = (): number => Math.max(1, availableParallelism());
+
+export class ThreadPool {
+  readonly threads: number;
+  readonly maxQueue: number;
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private seq = 0;
+  private closed = false;
+  private readonly tsLoader: string | null;
+
+  constructor(private readonly o: ThreadPoolOptions = {}) {
+    this.threads = Math.max(1, o.threads ?? defaultThreads());
+    this.maxQueue = Math.max(0, o.maxQueue ?? 256);
+    // Run from TypeScript sources (tests, benchmarks under tsx): workers do not inherit tsx's loader hooks.
+    this.tsLoader = import.meta.url.endsWith('.ts') ? import.meta.resolve('tsx/esm/api') : null;
+  }
+
+  /** Tasks waiting for a worker, and tasks running. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+  get running(): number {
+    return this.slots.filter((s) => s.job).length;
+  }
+
+  /**
+   * Runs export `fn` of the module at `module` (a file URL; under tsx the .ts one) with `input` on a worker.
+   * `transfer`: ArrayBuffers moved to the worker instead of copied. Throws PoolFull when the queue is full.
+   */
+  run<T>(module: string, fn: string, input: unknown, transfer: Transferable[] = []): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the thread pool is closed'));
+    const free = this.slots.find((s) => !s.job);
+    if (!free && this.slots.length >= this.threads && this.queue.length >= this.maxQueue) {
+      return Promise.reject(new PoolFull(`all ${this.threads} parser threads are busy and ${this.queue.length} messages wait`));
+    }
+    return new Promise<T>((resolve, reject) => {
+      const job: Job = { req: { type: 'task', id: ++this.seq, module, fn, input }, transfer, resolve: resolve as (v: unknown) => void, reject };
+      const slot = free ?? (this.slots.length < this.threads ? this.spawn() : null);
+      if (slot) this.start(slot, job);
+      else this.queue.push(job);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const j of this.queue.splice(0)) j.reject(new Error('the thread pool is closed'));
+    await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(HOST_SOURCE, {
+      eval: true,
+      workerData: { tsLoader: this.tsLoader, nice: this.o.nice ?? 0 },
+      resourceLimits: this.o.resourceLimits,
+      stdout: false,
+      stderr: false,
+    });
+    const slot: Slot = { worker, job: null, timer: null };
+    worker.unref();
+    worker.on('message', (m: HostMessage) => this.onMessage(slot, m));
+    worker.on('error', (err) => this.lose(slot, err));
+    worker.on('exit', (code) => this.lose(slot, new Error(`the worker thread exited with code ${code}`)));
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private start(slot: Slot, job: Job): void {
+    slot.job = job;
+    if (this.o.taskTimeoutMs) {
+      slot.timer = setTimeout(() => {
+        this.lose(slot, new Error(`the task ran longer than ${this.o.taskTimeoutMs} ms`));
+      }, this.o.taskTimeoutMs);
+      slot.timer.unref();
+    }
+    slot.worker.postMessage(job.req, job.transfer);
+  }
+
+  private finish(slot: Slot): Job | null {
+    const job = slot.job;
+    slot.job = null;
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = null;
+    const next = this.queue.shift();
+    if (next) this.start(slot, next);
+    return job;
+  }
+
+  private onMessage(slot: Slot, m: HostMessage): void {
+    if (m.type === 'call') {
+      const svc = this.o.services?.[m.service];
+      const p = svc ? svc(...m.args) : Promise.reject(new Error(`no service ${m.service}`));
+      p.then(
+        (value) => slot.worker.postMessage({ type: 'reply', id: m.id, value }),
+        (err: unknown) => slot.worker.postMessage({ type: 'reply', id: m.id, error: errorFields(err) }),
+      );
+      return;
+    }
+    if (!slot.job || slot.job.req.id !== m.id) return;
+    const job = this.finish(slot)!;
+    if (m.type === 'done') job.resolve(m.value);
+    else job.reject(new TaskError(m.error.name, m.error.message, m.error.fields));
+  }
+
+  /** The slot's worker is gone (or must go): its task fails, a new worker takes the queue. */
+  private lose(slot: Slot, cause: Error): void {
+    const i = this.slots.indexOf(slot);
+    if (i < 0) return;
+    this.slots.splice(i, 1);
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.worker.removeAllListeners('exit');
+    slot.worker.on('error', () => undefined);
+    void slot.worker.terminate();
+    const job = slot.job;
+    slot.job = null;
+    if (job) {
+      this.o.onWorkerLost?.(cause);
+      job.reject(new WorkerLost(cause.message));
+    }
+    if (!this.closed && this.queue.length) this.start(this.spawn(), this.queue.shift()!);
+  }
+}
+
+export function errorFields(err: unknown): { name: string; message: string; fields: Record<string, unknown> } {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const fields: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(e)) if (v === null || ['string', 'number', 'boolean'].includes(typeof v)) fields[k] = v;
+  return { name: e.constructor?.name ?? e.name, message: e.message, fields };
+}
+
+/** The URL of task module `name` beside the calling module (`import.meta.url`): .ts under tsx, .js in dist/. */
+export function taskModule(importMetaUrl: string, name: string): string {
+  return new URL(`./${name}${importMetaUrl.endsWith('.ts') ? '.ts' : '.js'}`, importMetaUrl).href;
+}
