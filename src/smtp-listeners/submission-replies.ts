@@ -13,6 +13,10 @@ export interface SmtpReply {
 export function refusalReply(errorCode: number, status: number, message: string): SmtpReply {
   // RFC 3463: X.3.4 message too big for system.
   if (status === 413) return { code: 552, message: `5.3.4 ${message}` };
+  // A 5xx refusal of the service's own state (503: its queue is full, or it is draining) would make the
+  // client drop a message it could send a second later: RFC 5321 4.2.5 asks for a 4xx, X.3.2 "system not
+  // accepting network messages" (RFC 3463).
+  if (status === 503 || errorCode === ErrorCode.Maintenance) return { code: 451, message: `4.3.2 ${message}` };
   switch (errorCode) {
     case ErrorCode.SenderSignatureNotFound:
     case ErrorCode.SenderSignatureNotConfirmed:
