@@ -369,6 +369,7 @@ function readConfig(env: Env): Config {
     inboundMaxMessageBytes: int(env, 'MAILROOM_INBOUND_MAX_MESSAGE_BYTES', 10 * 1024 * 1024, 65_536, 100 * 1024 * 1024),
     parseThreads: int(env, 'MAILROOM_PARSE_THREADS', 0, 0, 256),
     parseQueue: int(env, 'MAILROOM_PARSE_QUEUE', 256, 0, 100_000),
+    parseThreadTasks: int(env, 'MAILROOM_PARSE_THREAD_TASKS', 16, 1, 256),
     spamd: parseSpamd(env),
     dnsServers: parseDnsServers(env),
     returnPathDomain,

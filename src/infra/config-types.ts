@@ -101,6 +101,9 @@ export interface Config {
   parseThreads: number;
   /** MAILROOM_PARSE_QUEUE: messages that may wait for a parser thread; one more is answered 451 4.3.2. */
   parseQueue: number;
+  /** MAILROOM_PARSE_THREAD_TASKS: messages one parser thread reads at once (they wait for DNS between steps),
+   * within 32 MB of message bytes per thread. */
+  parseThreadTasks: number;
   /** MAILROOM_SPAMD (host:port of a SpamAssassin spamd); null: inbound mail gets no spam score. */
   spamd: { host: string; port: number } | null;
   dnsServers: DnsServer[] | null;

@@ -15,7 +15,7 @@ describe('SMTP submission when the parser threads are full', () => {
   let spamd: HeldSpamd;
   before(async () => {
     spamd = await startHeldSpamd();
-    r = await startSubmissionRig({ MAILROOM_PARSE_THREADS: '1', MAILROOM_PARSE_QUEUE: '0', MAILROOM_SPAMD: spamd.address });
+    r = await startSubmissionRig({ MAILROOM_PARSE_THREADS: '1', MAILROOM_PARSE_THREAD_TASKS: '1', MAILROOM_PARSE_QUEUE: '0', MAILROOM_SPAMD: spamd.address });
   });
   after(async () => {
     await r.close();

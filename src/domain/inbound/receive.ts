@@ -125,6 +125,7 @@ async function prepareOnThread(ctx: AppContext, input: PrepareInput, transfer: A
     if (err instanceof PoolFull) throw new ParsersBusy(err.message);
     if (err instanceof TaskError && err.errorName === 'UnreadableMessage') throw new UnreadableMessage(err.message);
     // Its heap limit or time budget: the same bytes would fail the same way on every retry (554).
+    if (err instanceof WorkerLost && err.shared) throw new ParsersBusy(`A parser thread failed while it read this message and others; try again: ${err.message}`);
     if (err instanceof WorkerLost) throw new UnreadableMessage(`The message could not be parsed within the parser's limits: ${err.message}`);
     throw err;
   }

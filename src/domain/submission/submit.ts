@@ -26,6 +26,7 @@ export async function submitMessage(ctx: AppContext, auth: SendAuth, raw: Uint8A
   } catch (err) {
     if (err instanceof PoolFull) throw new SubmissionBusy(err.message);
     // Its heap limit or time budget: the same bytes would fail the same way again.
+    if (err instanceof WorkerLost && err.shared) throw new SubmissionBusy(`A parser thread failed while it read this message and others; try again: ${err.message}`);
     if (err instanceof WorkerLost) throw new ApiError(ErrorCode.InvalidEmailRequest, `The message could not be parsed within the parser's limits: ${err.message}`);
     throw err;
   }

@@ -14,10 +14,11 @@ export const WORKER_NICE = 5;
 /** A task is linear in its message; one still running after this has a worker that is stuck. */
 export const TASK_TIMEOUT_MS = 120_000;
 
-export function parserPool(config: Pick<Config, 'parseThreads' | 'parseQueue'>, logger: Logger, resolve: ResolveFn): ThreadPool {
+export function parserPool(config: Pick<Config, 'parseThreads' | 'parseQueue' | 'parseThreadTasks'>, logger: Logger, resolve: ResolveFn): ThreadPool {
   return new ThreadPool({
     threads: config.parseThreads || defaultThreads(),
     maxQueue: config.parseQueue,
+    tasksPerWorker: config.parseThreadTasks,
     resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     taskTimeoutMs: TASK_TIMEOUT_MS,
     services: { resolve: (name, rrtype) => resolve(name as string, rrtype as string) },

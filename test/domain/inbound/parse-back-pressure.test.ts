@@ -18,7 +18,7 @@ describe('inbound mail when the parser threads are full', () => {
   let spamd: HeldSpamd;
   before(async () => {
     spamd = await startHeldSpamd();
-    t = await startInbound({ MAILROOM_PARSE_THREADS: '1', MAILROOM_PARSE_QUEUE: '1', MAILROOM_SPAMD: spamd.address });
+    t = await startInbound({ MAILROOM_PARSE_THREADS: '1', MAILROOM_PARSE_THREAD_TASKS: '1', MAILROOM_PARSE_QUEUE: '1', MAILROOM_SPAMD: spamd.address });
   });
   after(async () => {
     await t.close();
