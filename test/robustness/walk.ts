@@ -17,7 +17,7 @@ import {
   type Prng,
 } from './hostile.js';
 
-export type TokenKind = 'server' | 'account' | 'none';
+export type TokenKind = 'server' | 'account' | 'none' | 'basic';
 
 export interface Route {
   method: string;
@@ -29,6 +29,11 @@ export interface Route {
   bodySchema?: Record<string, unknown>;
   /** Public pages that answer HTML (unsubscribe, confirmation, tracking). */
   html?: boolean;
+  /** Another product's API (Mailpit's, under /mailpit): its clients parse its own error shapes (plain text or
+   * {"Error"}), so a 4xx there need not be {ErrorCode, Message}; never a 5xx all the same. */
+  foreign?: boolean;
+  /** HTTP Basic password of a 'basic' route (a Sandbox server's token). */
+  basic?: string;
 }
 
 export interface Case {
@@ -63,7 +68,8 @@ export function routesFromOpenApi(doc: any): Route[] {
     for (const [method, op] of Object.entries<any>(ops)) {
       if (!['get', 'put', 'post', 'patch', 'delete'].includes(method)) continue;
       const sec: string[] = (op.security ?? []).flatMap((s: Record<string, unknown>) => Object.keys(s));
-      const auth: TokenKind = sec.includes('accountToken') ? 'account' : sec.includes('serverToken') ? 'server' : 'none';
+      const mailpit = path.startsWith('/mailpit/');
+      const auth: TokenKind = mailpit ? 'basic' : sec.includes('accountToken') ? 'account' : sec.includes('serverToken') ? 'server' : 'none';
       const params: any[] = op.parameters ?? [];
       out.push({
         method: method.toUpperCase(),
@@ -73,6 +79,7 @@ export function routesFromOpenApi(doc: any): Route[] {
         query: params.filter((p) => p.in === 'query').map((p) => ({ name: p.name, required: !!p.required, type: String(p.schema?.type ?? 'string') })),
         bodySchema: op.requestBody?.content?.['application/json']?.schema,
         html: path.startsWith('/unsubscribe/'),
+        foreign: mailpit,
       });
     }
   }
@@ -120,7 +127,17 @@ export function casesFor(route: Route, seed: number, valid: ValidParams, budget:
   add('method:OPTIONS', { method: 'OPTIONS', body: undefined });
 
   // Tokens: none, the other kind, hostile values.
-  if (route.auth !== 'none') {
+  if (route.auth === 'basic') {
+    const header = 'authorization';
+    add('auth:none', { token: null });
+    add('auth:wrongPassword', { token: { header, value: basicAuth('u:x') } });
+    add('auth:apiHeader', { token: { header: 'x-service-server-token', value: route.basic ?? '' } });
+    add('auth:notBase64', { token: { header, value: 'Basic !!!%%%' } });
+    add('auth:noColon', { token: { header, value: `Basic ${Buffer.from('nocolon').toString('base64')}` } });
+    add('auth:bearer', { token: { header, value: `Bearer ${route.basic ?? ''}` } });
+    add('auth:long', { token: { header, value: `Basic ${'A'.repeat(8000)}` } });
+    add('auth:latin1', { token: { header, value: `Basic ${'\u00ff\u00e9'.repeat(40)}` } });
+  } else if (route.auth !== 'none') {
     const header = route.auth === 'server' ? 'x-service-server-token' : 'x-service-account-token';
     const other = route.auth === 'server' ? 'x-service-account-token' : 'x-service-server-token';
     add('auth:none', { token: null });
@@ -192,12 +209,16 @@ export function casesFor(route: Route, seed: number, valid: ValidParams, budget:
   return cases;
 }
 
+/** An HTTP Basic Authorization value: any user name, `password` as the password. */
+export const basicAuth = (password: string): string => `Basic ${Buffer.from(`robust:${password}`).toString('base64')}`;
+
 export async function send(s: TestService, c: Case): Promise<{ status: number; contentType: string; text: string }> {
   const headers: Record<string, string> = { accept: 'application/json', ...c.headers };
   if (c.token !== null) {
     if (c.token) headers[c.token.header] = c.token.value;
     else if (c.route.auth === 'server') headers['x-service-server-token'] = s.serverToken;
     else if (c.route.auth === 'account') headers['x-service-account-token'] = s.accountToken;
+    else if (c.route.auth === 'basic') headers.authorization = basicAuth(c.route.basic ?? '');
   }
   let body: string | Buffer | undefined = c.body;
   if (c.method === 'GET' || c.method === 'HEAD') body = undefined;
@@ -215,6 +236,7 @@ export function problemWith(c: Case, r: { status: number; contentType: string; t
   if (c.method === 'HEAD') return null;
   if (r.status >= 400) {
     if (c.route.html && r.contentType.startsWith('text/html')) return null;
+    if (c.route.foreign && !r.contentType.includes('application/json')) return r.contentType ? null : '4xx answer without a content type';
     if (!r.contentType.includes('application/json')) return `4xx answer is not JSON (content-type ${r.contentType})`;
     let b: any;
     try {
@@ -222,6 +244,7 @@ export function problemWith(c: Case, r: { status: number; contentType: string; t
     } catch {
       return '4xx answer does not parse as JSON';
     }
+    if (c.route.foreign) return null;
     if (!b || typeof b !== 'object' || !Number.isInteger(b.ErrorCode) || typeof b.Message !== 'string') return '4xx answer lacks {ErrorCode: integer, Message: string}';
     return null;
   }

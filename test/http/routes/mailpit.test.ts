@@ -243,6 +243,14 @@ describe('Mailpit API over a Sandbox server (mailpit-api client)', () => {
     await assert.rejects(mp.spamAssassinCheck(id), /400.*SpamAssassin/s);
   });
 
+  it('refuses a NUL in the path or the query with 400 before it reaches the database', async () => {
+    const auth = { authorization: `Basic ${Buffer.from(`ci:${token}`).toString('base64')}` };
+    for (const path of ['/mailpit/api/v1/message/%00', '/mailpit/api/v1/search?query=a%00b', '/mailpit/api/v1/messages?start=%00', '/mailpit/api/v1/tags/%00']) {
+      const r = await fetch(`${s.url}${path}`, { method: path.includes('/tags/') ? 'DELETE' : 'GET', headers: auth });
+      assert.equal(r.status, 400, `${path}: ${await r.text()}`);
+    }
+  });
+
   it('is refused without a token (401), with a Live token (403), and shows nothing of other servers', async () => {
     const none = await fetch(`${s.url}/mailpit/api/v1/messages`);
     assert.equal(none.status, 401);

@@ -38,6 +38,11 @@ export default async function mailpitRoutes(app: App, ctx: AppContext): Promise<
         if (access.status === 401) reply.header('www-authenticate', REALM);
         return reply.status(access.status).type('text/plain').send(`${access.message}\n`);
       });
+      // A NUL can name no message, tag or search term, and PostgreSQL refuses it in text: refused before a query
+      // (the API's routes do this in their schema validation, src/http/errors.ts; these routes have none).
+      s.addHook('preHandler', async (req) => {
+        if (hasNul(req.params) || hasNul(req.query)) throw new MailpitRefusal(400, 'Error: the request URL contains a NUL character');
+      });
       s.addHook('onSend', (_req, reply, payload, done) => {
         reply.header('x-content-type-options', 'nosniff');
         reply.header('referrer-policy', 'no-referrer');
@@ -131,4 +136,14 @@ export default async function mailpitRoutes(app: App, ctx: AppContext): Promise<
     },
     { prefix: '/mailpit' },
   );
+}
+
+/** A NUL in any key or (string or list) value of a parsed path or query. */
+function hasNul(values: unknown): boolean {
+  if (!values || typeof values !== 'object') return false;
+  for (const [k, v] of Object.entries(values as Record<string, unknown>)) {
+    if (k.includes('\u0000')) return true;
+    for (const x of Array.isArray(v) ? v : [v]) if (typeof x === 'string' && x.includes('\u0000')) return true;
+  }
+  return false;
 }
