@@ -3,7 +3,6 @@
 // VERP envelope sender, so a bounce names its recipient; the transactions share one pooled connection), and
 // records the outcome (outcome.ts).
 import type { AppContext } from '../app-context.js';
-import { fromJson } from '../../infra/db/util.js';
 import { completeJob } from '../../infra/jobs/complete.js';
 import type { Job } from '../../infra/jobs/types.js';
 import { emailDomain } from '../../infra/mime/normalize.js';
@@ -25,11 +24,7 @@ import type { SmtpPool } from './smtp-pool.js';
 import type { Pacer } from './pacing/pacer.js';
 import { paceDelivery } from './pacing/admit.js';
 import { deliverToDomain, type Envelope, type SendResult } from './transport.js';
-
-/** The Message-ID header of a message: its MessageID at the service's return-path domain. */
-export function messageIdHeader(ctx: AppContext, messageId: string): string {
-  return `<${messageId}@${ctx.config.returnPathDomain}>`;
-}
+import { composeInputOf } from './compose-input.js';
 
 async function finishWithoutSending(ctx: AppContext, job: Job, messageId: string | null): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
@@ -75,19 +70,7 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
   const paced = await paceDelivery(ctx, parts.pacer, job, p.domain, pending.length);
   if (!paced) return;
 
-  const input: ComposeInput = {
-    messageIdHeader: messageIdHeader(ctx, msg.id),
-    date: new Date(msg.received_at),
-    fromRaw: msg.from_raw,
-    replyTo: msg.reply_to,
-    subject: msg.subject,
-    to: all.filter((r) => r.kind === 'To'),
-    cc: all.filter((r) => r.kind === 'Cc'),
-    html: msg.html_body,
-    text: msg.text_body,
-    headers: fromJson<Array<{ Name: string; Value: string }>>(msg.headers, []),
-    attachments: attachments.map((a) => ({ name: a.name, contentType: a.content_type, contentId: a.content_id, content: a.content })),
-  };
+  const input = composeInputOf(ctx, msg, all, attachments.map((a) => ({ name: a.name, contentType: a.content_type, contentId: a.content_id, content: a.content })));
   const broadcast = stream?.type === 'Broadcasts';
   const tracked = msg.track_opens === 1 || msg.track_links !== 'None';
 

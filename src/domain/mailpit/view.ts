@@ -11,7 +11,7 @@ import { fromJson } from '../../infra/db/util.js';
 import { parseAddressList, parseSingleMailbox } from '../../infra/mime/address.js';
 import type { AttachmentChecksums } from '../accepting/checksums.js';
 import { composeMime } from '../delivery/compose.js';
-import { messageIdHeader } from '../delivery/handler.js';
+import { composeInputOf, messageIdHeader } from '../delivery/compose-input.js';
 import { recipientsOf } from '../messages/view.js';
 import type { MailpitServer } from './filters.js';
 import { readFlags } from './read-state.js';
@@ -63,23 +63,8 @@ const of = (m: LoadedMessage, kind: string): Address[] => m.recipients.filter((r
 /** The message source as /raw serves it. */
 function rawOf(ctx: AppContext, row: Selectable<MessagesTable>, recipients: LoadedMessage['recipients'], attachments: StoredAttachment[]): string {
   if (row.mime) return row.mime;
-  const people = (kind: string) => recipients.filter((r) => r.kind === kind).map((r) => ({ name: r.name, email: r.email }));
-  return composeMime(
-    {
-      messageIdHeader: messageIdHeader(ctx, row.id),
-      date: new Date(row.received_at),
-      fromRaw: row.from_raw,
-      replyTo: row.reply_to,
-      subject: row.subject,
-      to: people('To'),
-      cc: people('Cc'),
-      html: row.html_body,
-      text: row.text_body,
-      headers: fromJson<Array<{ Name: string; Value: string }>>(row.headers, []),
-      attachments: attachments.map((a) => ({ name: a.Name, contentType: a.ContentType, contentId: a.ContentID, content: null })),
-    },
-    false,
-  ).toString('utf8');
+  const files = attachments.map((a) => ({ name: a.Name, contentType: a.ContentType, contentId: a.ContentID, content: null }));
+  return composeMime(composeInputOf(ctx, row, recipients, files), false).toString('utf8');
 }
 
 /** These messages of the server, in the order given (missing and other servers' ids left out). */

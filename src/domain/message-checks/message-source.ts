@@ -5,9 +5,8 @@
 // still queued has none, so it is composed here the way delivery would (delivery/compose.ts), unsigned and
 // without attachment content (which is not stored; docs/reference/api-conventions.md, "General rules" 6).
 import type { AppContext } from '../app-context.js';
-import { fromJson } from '../../infra/db/util.js';
 import { composeMime } from '../delivery/compose.js';
-import { messageIdHeader } from '../delivery/handler.js';
+import { composeInputOf } from '../delivery/compose-input.js';
 import { messageNotFound } from '../messages/details.js';
 
 export interface CheckedMessage {
@@ -54,20 +53,6 @@ export async function messageSource(ctx: AppContext, scope: MessageScope, idOrLa
     ctx.db.selectFrom('message_recipients').select(['kind', 'email', 'name']).where('message_id', '=', id).orderBy('id').execute(),
     ctx.db.selectFrom('message_attachments').select(['name', 'content_type', 'content_id']).where('message_id', '=', id).orderBy('position').execute(),
   ]);
-  return composeMime(
-    {
-      messageIdHeader: messageIdHeader(ctx, id),
-      date: new Date(m.received_at),
-      fromRaw: m.from_raw,
-      replyTo: m.reply_to,
-      subject: m.subject,
-      to: recipients.filter((r) => r.kind === 'To'),
-      cc: recipients.filter((r) => r.kind === 'Cc'),
-      html: m.html_body,
-      text: m.text_body,
-      headers: fromJson<Array<{ Name: string; Value: string }>>(m.headers, []),
-      attachments: files.map((f) => ({ name: f.name, contentType: f.content_type, contentId: f.content_id, content: null })),
-    },
-    false,
-  );
+  const attachments = files.map((f) => ({ name: f.name, contentType: f.content_type, contentId: f.content_id, content: null }));
+  return composeMime(composeInputOf(ctx, m, recipients, attachments), false);
 }
