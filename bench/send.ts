@@ -1,6 +1,7 @@
 // bench/send: throughput of the accept path against its ceiling, measured in one run on this machine.
-//   npm run bench:send            (BENCH_SECONDS=10 by default, BENCH_CONNECTIONS=50)
-// The service runs in this process on a fresh SQLite file (synchronous=FULL) on the disk of os.tmpdir();
+//   npm run bench:send            (BENCH_SECONDS=10 by default, BENCH_CONNECTIONS=50, BENCH_DB=sqlite,postgres)
+// The service runs in this process on a fresh SQLite file (synchronous=FULL) on the disk of os.tmpdir(), then
+// on a fresh schema of the local PostgreSQL (issue 28: PostgreSQL keeps 0.85x of SQLite's figure);
 // the load comes from autocannon in a child process, so that the generator does not share the server's
 // event loop. The ceiling is a bare Fastify route in this process that receives the same POST body (parsed
 // by Fastify's JSON parser) and answers a fixed JSON object.
@@ -17,6 +18,7 @@ import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { buildApp } from '../src/http/app.js';
+import { type BenchDialect, benchDatabase, benchDialects } from './bench-db.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -64,74 +66,107 @@ async function measure(name: string, url: string, body: string, connections: num
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'mailroom-bench-'));
-const config = loadConfig({
-  MAILROOM_DATABASE_URL: join(dir, 'mailroom.db'),
-  MAILROOM_PORT: '0',
-  MAILROOM_LOG_LEVEL: 'warn',
-  MAILROOM_SERVER_TOKEN: TOKEN,
-  MAILROOM_ACCOUNT_TOKEN: 'bench-account-token-00000000000001',
-  MAILROOM_SECRET_KEY: 'bench-secret-key-bench-secret-key-0123456789',
-  // true: the sending path's transactions on the writer thread, to compare with the event loop (README).
-  MAILROOM_SEND_WRITER_THREAD: process.env.MAILROOM_SEND_WRITER_THREAD ?? 'false',
-});
-const ctx = createContext(config);
-await migrateToLatest(ctx.database);
-await bootstrap(ctx.database, config, Date.now());
-const account = await ctx.db.selectFrom('accounts').select('id').executeTakeFirstOrThrow();
-const domain = await ctx.db.insertInto('domains').values({ account_id: account.id, name: 'bench.example', created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
-await ctx.db.insertInto('sender_signatures').values({ account_id: account.id, domain_id: domain.id, email: FROM, name: 'Bench', confirmed: 1, created_at: Date.now() }).execute();
+const message = (i: number) => ({ From: `Bench <${FROM}>`, To: `rcpt${i}@example.net`, Subject: 'Your receipt', HtmlBody: '<html><body><p>Thank you for your order.</p><a href="https://example.net/o/1">See it</a></body></html>', Tag: 'receipt' });
+const single = JSON.stringify(message(1));
+const batch = JSON.stringify(Array.from({ length: 500 }, (_, i) => message(i)));
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const pct = (n: number) => `${Math.round(n * 100)}%`;
+type Measured = Awaited<ReturnType<typeof measure>>;
 
-const app = await buildApp(ctx);
-await app.listen({ host: '127.0.0.1', port: 0 });
-const port = (app.server.address() as { port: number }).port;
+// BENCH_ONLY=email (or bare, batch; comma-separated) skips the other runs, e.g. for a CPU profile of one path.
+const only = new Set((process.env.BENCH_ONLY ?? 'bare,email,batch').split(','));
+const skipped: Measured = { requests: { average: NaN, total: 0 }, latency: { p50: NaN, p99: NaN }, non2xx: 0, errors: 0, timeouts: 0, cpuPerRequest: NaN, loopPerRequest: NaN, loopUtilization: NaN };
+
 const bare = Fastify({ logger: false });
 bare.post('/bare', async () => ({ To: 'to@example.net', SubmittedAt: '2026-01-01T00:00:00.000+00:00', MessageID: '00000000-0000-4000-8000-000000000000', ErrorCode: 0, Message: 'OK' }));
 await bare.listen({ host: '127.0.0.1', port: 0 });
 const barePort = (bare.server.address() as { port: number }).port;
-
-const message = (i: number) => ({ From: `Bench <${FROM}>`, To: `rcpt${i}@example.net`, Subject: 'Your receipt', HtmlBody: '<html><body><p>Thank you for your order.</p><a href="https://example.net/o/1">See it</a></body></html>', Tag: 'receipt' });
-const single = JSON.stringify(message(1));
-const batch = JSON.stringify(Array.from({ length: 500 }, (_, i) => message(i)));
-
-const count = async () => Number((await ctx.db.selectFrom('messages').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-const pragma = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(ctx.db);
-const sync = ['OFF', 'NORMAL', 'FULL', 'EXTRA'][pragma.rows[0].synchronous];
-console.log(`bench/send: ${SECONDS}s per run, ${CONNECTIONS} connections, SQLite synchronous=${sync} at ${dir}`);
-
-// BENCH_ONLY=email (or bare, batch; comma-separated) skips the other runs, e.g. for a CPU profile of one path.
-const only = new Set((process.env.BENCH_ONLY ?? 'bare,email,batch').split(','));
-const skipped = { requests: { average: NaN, total: 0 }, latency: { p50: NaN, p99: NaN }, non2xx: 0, errors: 0, timeouts: 0, cpuPerRequest: NaN, loopPerRequest: NaN, loopUtilization: NaN };
+console.log(`bench/send: ${SECONDS}s per run, ${CONNECTIONS} connections`);
 const ceiling = only.has('bare') ? await measure('bare', `http://127.0.0.1:${barePort}/bare`, single, CONNECTIONS) : skipped;
-const before = await count();
-const email = only.has('email') ? await measure('email', `http://127.0.0.1:${port}/email`, single, CONNECTIONS) : skipped;
-const afterSingle = await count();
-const groups = { ...ctx.sendBatcher.stats };
+await bare.close();
 const batchConnections = Math.max(1, Math.min(CONNECTIONS, 4));
-const batched = only.has('batch') ? await measure('batch', `http://127.0.0.1:${port}/email/batch`, batch, batchConnections) : skipped;
-const afterBatch = await count();
 
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-const rows = [
-  ['bare Fastify route (ceiling)', `${fmt(ceiling.requests.average)} req/s`, `${ceiling.latency.p50} ms`, `${ceiling.latency.p99} ms`],
-  ['POST /email (1 recipient)', `${fmt(email.requests.average)} req/s`, `${email.latency.p50} ms`, `${email.latency.p99} ms`],
-  [`POST /email/batch (500 msgs, ${batchConnections} conn)`, `${fmt(batched.requests.average * 500)} msg/s`, `${batched.latency.p50} ms`, `${batched.latency.p99} ms`],
-];
-const pct = (n: number) => `${Math.round(n * 100)}%`;
-rows[0].push(`${fmt(ceiling.cpuPerRequest)} µs/req`, `${fmt(ceiling.loopPerRequest)} µs/req (${pct(ceiling.loopUtilization)})`);
-rows[1].push(`${fmt(email.cpuPerRequest)} µs/req`, `${fmt(email.loopPerRequest)} µs/req (${pct(email.loopUtilization)})`);
-rows[2].push(`${fmt(batched.cpuPerRequest / 500)} µs/msg`, `${fmt(batched.loopPerRequest / 500)} µs/msg (${pct(batched.loopUtilization)})`);
-console.log(`writer thread: ${config.sendWriterThread ? 'on (MAILROOM_SEND_WRITER_THREAD=true)' : 'off'}`);
+interface DialectResult {
+  dialect: BenchDialect;
+  email: Measured;
+  batched: Measured;
+  note: string;
+}
+
+async function runMailroom(dialect: BenchDialect): Promise<DialectResult | null> {
+  const database = await benchDatabase(dialect, 'send');
+  if (!database) return null;
+  const config = loadConfig({
+    MAILROOM_DATABASE_URL: database.url,
+    MAILROOM_PORT: '0',
+    MAILROOM_LOG_LEVEL: 'warn',
+    MAILROOM_SERVER_TOKEN: TOKEN,
+    MAILROOM_ACCOUNT_TOKEN: 'bench-account-token-00000000000001',
+    MAILROOM_SECRET_KEY: 'bench-secret-key-bench-secret-key-0123456789',
+    // true: the sending path's transactions on the writer thread, to compare with the event loop (README).
+    MAILROOM_SEND_WRITER_THREAD: process.env.MAILROOM_SEND_WRITER_THREAD ?? 'false',
+  });
+  const ctx = createContext(config, { dbOptions: database.dbOptions });
+  try {
+    await migrateToLatest(ctx.database);
+    await bootstrap(ctx.database, config, Date.now());
+    const account = await ctx.db.selectFrom('accounts').select('id').executeTakeFirstOrThrow();
+    const domain = await ctx.db.insertInto('domains').values({ account_id: account.id, name: 'bench.example', created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
+    await ctx.db.insertInto('sender_signatures').values({ account_id: account.id, domain_id: domain.id, email: FROM, name: 'Bench', confirmed: 1, created_at: Date.now() }).execute();
+    const app = await buildApp(ctx);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (app.server.address() as { port: number }).port;
+    const count = async () => Number((await ctx.db.selectFrom('messages').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    let how = 'PostgreSQL (synchronous_commit as the server sets it)';
+    if (dialect === 'sqlite') {
+      const pragma = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(ctx.db);
+      how = `SQLite synchronous=${['OFF', 'NORMAL', 'FULL', 'EXTRA'][pragma.rows[0].synchronous]}, writer thread ${config.sendWriterThread ? 'on' : 'off'}`;
+    }
+    const before = await count();
+    const email = only.has('email') ? await measure(`email-${dialect}`, `http://127.0.0.1:${port}/email`, single, CONNECTIONS) : skipped;
+    const afterSingle = await count();
+    const groups = { ...ctx.sendBatcher.stats };
+    const batched = only.has('batch') ? await measure(`batch-${dialect}`, `http://127.0.0.1:${port}/email/batch`, batch, batchConnections) : skipped;
+    const afterBatch = await count();
+    await app.close();
+    const note =
+      `${how}; group commit ${(groups.requests / groups.transactions).toFixed(1)} /email requests per transaction; ` +
+      `stored ${fmt(afterSingle - before)} messages from /email runs, ${fmt(afterBatch - afterSingle)} from /email/batch runs (warm-ups included)`;
+    return { dialect, email, batched, note };
+  } finally {
+    await ctx.close();
+    await database.drop();
+  }
+}
+
+const results: DialectResult[] = [];
+for (const d of benchDialects()) {
+  const r = await runMailroom(d);
+  if (r) results.push(r);
+  else console.log(`${d}: skipped (PostgreSQL not reachable at the bench URL)`);
+}
+
+const rows = [['bare Fastify route (ceiling)', `${fmt(ceiling.requests.average)} req/s`, `${ceiling.latency.p50} ms`, `${ceiling.latency.p99} ms`, `${fmt(ceiling.cpuPerRequest)} µs/req`, `${fmt(ceiling.loopPerRequest)} µs/req (${pct(ceiling.loopUtilization)})`]];
+for (const { dialect, email, batched } of results) {
+  rows.push([`POST /email (1 recipient), ${dialect}`, `${fmt(email.requests.average)} req/s`, `${email.latency.p50} ms`, `${email.latency.p99} ms`, `${fmt(email.cpuPerRequest)} µs/req`, `${fmt(email.loopPerRequest)} µs/req (${pct(email.loopUtilization)})`]);
+  rows.push([`POST /email/batch (500 msgs, ${batchConnections} conn), ${dialect}`, `${fmt(batched.requests.average * 500)} msg/s`, `${batched.latency.p50} ms`, `${batched.latency.p99} ms`, `${fmt(batched.cpuPerRequest / 500)} µs/msg`, `${fmt(batched.loopPerRequest / 500)} µs/msg (${pct(batched.loopUtilization)})`]);
+}
 console.log(['', 'throughput', 'p50', 'p99', 'server CPU (all threads)', 'event loop busy (utilization)'].join(' | '));
 for (const r of rows) console.log(r.join(' | '));
+for (const r of results) console.log(`${r.dialect}: ${r.note}`);
 const avg = loadavg().map((n) => n.toFixed(1)).join(' ');
 console.log(`load average: ${avg} on ${cpus().length} CPUs (other work on the machine lowers every figure)`);
-const ratio = email.requests.average / ceiling.requests.average;
-console.log(`/email / bare = ${ratio.toFixed(2)} (target >= 0.50); by server CPU per request: ${(ceiling.cpuPerRequest / email.cpuPerRequest).toFixed(2)}`);
-console.log(`/email/batch = ${fmt(batched.requests.average * 500)} messages/s (target >= 20,000); ${(batched.requests.average * 500 / ceiling.requests.average).toFixed(2)}x the bare route's requests/s`);
-console.log(`group commit: ${(groups.requests / groups.transactions).toFixed(1)} /email requests per transaction on average`);
-console.log(`stored: ${fmt(afterSingle - before)} messages from /email runs, ${fmt(afterBatch - afterSingle)} from /email/batch runs (warm-ups included)`);
-
-await app.close();
-await bare.close();
-await ctx.close();
+for (const { dialect, email, batched } of results) {
+  const ratio = email.requests.average / ceiling.requests.average;
+  console.log(`${dialect}: /email / bare = ${ratio.toFixed(2)} (target >= 0.50); by server CPU per request: ${(ceiling.cpuPerRequest / email.cpuPerRequest).toFixed(2)}`);
+  console.log(`${dialect}: /email/batch = ${fmt(batched.requests.average * 500)} messages/s (target >= 20,000); ${((batched.requests.average * 500) / ceiling.requests.average).toFixed(2)}x the bare route's requests/s`);
+}
+const lite = results.find((r) => r.dialect === 'sqlite');
+const post = results.find((r) => r.dialect === 'postgres');
+if (lite && post) {
+  console.log(
+    `PostgreSQL / SQLite (target >= 0.85): /email ${(post.email.requests.average / lite.email.requests.average).toFixed(2)}, ` +
+      `/email/batch ${(post.batched.requests.average / lite.batched.requests.average).toFixed(2)}`,
+  );
+}
 rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 // bench/submission: messages per second durably accepted over SMTP submission, against Postfix's own intake of
-// the same load in the same run.   npm run bench:submission   (BENCH_MESSAGES=20000, BENCH_SESSIONS=20)
+// the same load in the same run.   npm run bench:submission   (BENCH_MESSAGES=20000, BENCH_SESSIONS=20, BENCH_DB)
 // The load is Postfix's smtp-source: BENCH_SESSIONS parallel sessions, several messages per connection (-d),
 // each a 2 KB message (headers and body). mailroom runs in this process (role api: the listener and the
 // accept path, no delivery) on a fresh SQLite file (synchronous=FULL, every 250 after an fdatasync); since
@@ -15,6 +15,7 @@ import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { startSubmissionListener } from '../src/smtp-listeners/submission-listener.js';
+import { type BenchDialect, benchDatabase, benchDialects } from './bench-db.js';
 import { runPostfix } from './postfix.js';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
@@ -44,48 +45,65 @@ function smtpSource(port: number, count: number): Promise<number> {
   });
 }
 
-// mailroom, as `mailroom serve --role api` builds it, with the submission listener only.
-const config = loadConfig({
-  MAILROOM_DATABASE_URL: join(dir, 'mailroom.db'),
-  MAILROOM_LOG_LEVEL: 'warn',
-  MAILROOM_SERVER_TOKEN: TOKEN,
-  MAILROOM_ACCOUNT_TOKEN: 'bench-account-token-00000000000001',
-  MAILROOM_SECRET_KEY: 'bench-secret-key-bench-secret-key-0123456789',
-  MAILROOM_SUBMISSION_PORT: '0',
-});
-const ctx = createContext(config);
-await migrateToLatest(ctx.database);
-await bootstrap(ctx.database, config, Date.now());
-const account = await ctx.db.selectFrom('accounts').select('id').executeTakeFirstOrThrow();
-const domain = await ctx.db.insertInto('domains').values({ account_id: account.id, name: 'bench.example', created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
-await ctx.db.insertInto('sender_signatures').values({ account_id: account.id, domain_id: domain.id, email: FROM, name: 'Bench', confirmed: 1, created_at: Date.now() }).execute();
-const listener = await startSubmissionListener(ctx);
-
-const proxy = fork(new URL('./auth-proxy-process.ts', import.meta.url).pathname, [String(listener.port), TOKEN], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-const proxyPort = await new Promise<number>((resolve) => proxy.once('message', (m: { port: number }) => resolve(m.port)));
-
-const count = async () => Number((await ctx.db.selectFrom('messages').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+// mailroom, as `mailroom serve --role api` builds it, with the submission listener only; on SQLite, then on
+// PostgreSQL (BENCH_DB picks).
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-console.log(`bench/submission: smtp-source, ${SESSIONS} sessions, ${fmt(MESSAGES)} messages of ${fmt(messageBytes)} bytes; mailroom on SQLite at ${dir}`);
+console.log(`bench/submission: smtp-source, ${SESSIONS} sessions, ${fmt(MESSAGES)} messages of ${fmt(messageBytes)} bytes`);
 
-await smtpSource(proxyPort, Math.min(2000, MESSAGES)); // warm-up (JIT, page cache)
-const before = await count();
-const groups0 = { ...ctx.sendBatcher.stats };
-const cpu0 = process.cpuUsage();
-const seconds = await smtpSource(proxyPort, MESSAGES);
-const cpu = process.cpuUsage(cpu0);
-const stored = (await count()) - before;
-const groups = ctx.sendBatcher.stats;
-if (stored !== MESSAGES) throw new Error(`smtp-source sent ${MESSAGES} messages, ${stored} were stored`);
-const mailroomRate = MESSAGES / seconds;
-console.log(`mailroom submission: ${fmt(mailroomRate)} msg/s durably accepted (${seconds.toFixed(1)} s; ${fmt(stored)} stored), ` +
-  `server CPU ${fmt((cpu.user + cpu.system) / MESSAGES)} µs/msg, ${((groups.requests - groups0.requests) / Math.max(1, groups.transactions - groups0.transactions)).toFixed(1)} messages per group commit`);
+async function runMailroom(dialect: BenchDialect): Promise<number | null> {
+  const database = await benchDatabase(dialect, 'submission-db');
+  if (!database) {
+    console.log(`mailroom submission, ${dialect}: skipped (PostgreSQL not reachable)`);
+    return null;
+  }
+  const config = loadConfig({
+    MAILROOM_DATABASE_URL: database.url,
+    MAILROOM_LOG_LEVEL: 'warn',
+    MAILROOM_SERVER_TOKEN: TOKEN,
+    MAILROOM_ACCOUNT_TOKEN: 'bench-account-token-00000000000001',
+    MAILROOM_SECRET_KEY: 'bench-secret-key-bench-secret-key-0123456789',
+    MAILROOM_SUBMISSION_PORT: '0',
+  });
+  const ctx = createContext(config, { dbOptions: database.dbOptions });
+  try {
+    await migrateToLatest(ctx.database);
+    await bootstrap(ctx.database, config, Date.now());
+    const account = await ctx.db.selectFrom('accounts').select('id').executeTakeFirstOrThrow();
+    const domain = await ctx.db.insertInto('domains').values({ account_id: account.id, name: 'bench.example', created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
+    await ctx.db.insertInto('sender_signatures').values({ account_id: account.id, domain_id: domain.id, email: FROM, name: 'Bench', confirmed: 1, created_at: Date.now() }).execute();
+    const listener = await startSubmissionListener(ctx);
+    const proxy = fork(new URL('./auth-proxy-process.ts', import.meta.url).pathname, [String(listener.port), TOKEN], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const proxyPort = await new Promise<number>((resolve) => proxy.once('message', (m: { port: number }) => resolve(m.port)));
+    const count = async () => Number((await ctx.db.selectFrom('messages').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    await smtpSource(proxyPort, Math.min(2000, MESSAGES)); // warm-up (JIT, page cache)
+    const before = await count();
+    const groups0 = { ...ctx.sendBatcher.stats };
+    const cpu0 = process.cpuUsage();
+    const seconds = await smtpSource(proxyPort, MESSAGES);
+    const cpu = process.cpuUsage(cpu0);
+    const stored = (await count()) - before;
+    const groups = ctx.sendBatcher.stats;
+    proxy.kill();
+    await listener.stop();
+    await ctx.sendBatcher.drain();
+    if (stored !== MESSAGES) throw new Error(`smtp-source sent ${MESSAGES} messages, ${stored} were stored`);
+    const rate = MESSAGES / seconds;
+    console.log(
+      `mailroom submission, ${dialect}: ${fmt(rate)} msg/s durably accepted (${seconds.toFixed(1)} s; ${fmt(stored)} stored), ` +
+        `server CPU ${fmt((cpu.user + cpu.system) / MESSAGES)} µs/msg (this process), ${((groups.requests - groups0.requests) / Math.max(1, groups.transactions - groups0.transactions)).toFixed(1)} messages per group commit`,
+    );
+    return rate;
+  } finally {
+    await ctx.close();
+    await database.drop();
+  }
+}
 
-proxy.kill();
-await listener.stop();
-await ctx.sendBatcher.drain();
-await ctx.close();
-
+const rates = new Map<BenchDialect, number>();
+for (const d of benchDialects()) {
+  const r = await runMailroom(d);
+  if (r !== null) rates.set(d, r);
+}
 // Postfix's intake of the same load: smtpd + cleanup writing (and fsyncing) each message to its queue.
 let postfixRate: number | null = null;
 try {
@@ -104,5 +122,6 @@ try {
 }
 const avg = loadavg().map((n) => n.toFixed(1)).join(' ');
 console.log(`load average: ${avg} on ${cpus().length} CPUs (other work on the machine lowers every figure)`);
-console.log(`mailroom ${fmt(mailroomRate)} msg/s vs target 2,000${postfixRate ? `; ${(mailroomRate / postfixRate).toFixed(2)}x Postfix` : ''}`);
+for (const [d, r] of rates) console.log(`mailroom, ${d}: ${fmt(r)} msg/s vs target 2,000${postfixRate ? `; ${(r / postfixRate).toFixed(2)}x Postfix (target 1.2x)` : ''}`);
+if (rates.has('sqlite') && rates.has('postgres')) console.log(`PostgreSQL / SQLite: ${((rates.get('postgres') ?? 0) / (rates.get('sqlite') ?? 1)).toFixed(2)} (target >= 0.85)`);
 rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,58 @@
+// bench/bench-db: the database a benchmark runs on, SQLite (a fresh file) or PostgreSQL (a fresh schema of
+// MAILROOM_BENCH_PG_URL, default the test database), so that one run prints both beside each other.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { DbOptions } from '../src/infra/db/database.js';
+
+export type BenchDialect = 'sqlite' | 'postgres';
+
+export const BENCH_PG_URL = process.env.MAILROOM_BENCH_PG_URL ?? process.env.MAILROOM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** The dialects to run: BENCH_DB (comma-separated), default both. */
+export function benchDialects(): BenchDialect[] {
+  return (process.env.BENCH_DB ?? 'sqlite,postgres').split(',').filter((d): d is BenchDialect => d === 'sqlite' || d === 'postgres');
+}
+
+export interface BenchDatabase {
+  /** MAILROOM_DATABASE_URL for loadConfig. */
+  url: string;
+  /** createContext's dbOptions (the schema on PostgreSQL). */
+  dbOptions: DbOptions;
+  /** The folder of the SQLite file (made for PostgreSQL too, for the benchmark's own files). */
+  dir: string;
+  drop(): Promise<void>;
+}
+
+/** null when PostgreSQL is asked for and cannot be reached (the benchmark prints it as skipped). */
+export async function benchDatabase(dialect: BenchDialect, prefix: string): Promise<BenchDatabase | null> {
+  const dir = mkdtempSync(join(tmpdir(), `mailroom-bench-${prefix}-`));
+  if (dialect === 'sqlite') {
+    return { url: join(dir, 'mailroom.db'), dbOptions: {}, dir, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: BENCH_PG_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+    return null;
+  } finally {
+    await admin.end().catch(() => undefined);
+  }
+  return {
+    url: BENCH_PG_URL,
+    dbOptions: { schema },
+    dir,
+    async drop() {
+      rmSync(dir, { recursive: true, force: true });
+      const c = new pg.Client({ connectionString: BENCH_PG_URL });
+      await c.connect();
+      await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await c.end();
+    },
+  };
+}
