@@ -6,9 +6,12 @@
 // With `sync` (the sending path's WAL fdatasync off the event loop), a group is answered once its sync is
 // done; the next group is gathered meanwhile and written after that sync, so groups grow with the load.
 //
-// With `parallel` (no user today: see domain/delivery/outcome-batcher.ts for why the delivery outcomes use one), up to that many groups are written at once, each in
-// its own transaction: an item then waits only when every writer is busy, which keeps short the time a
-// delivered message spends unrecorded (the window in which a crash makes another worker send it again).
+// With `parallel`, up to that many groups are written at once, each in its own transaction: an item then
+// waits only when every writer is busy. With `parallelFrom`, a writer beyond the first starts (and goes on)
+// only while at least that much weight waits: small items keep filling one large group (fewer commits per
+// item), while large ones (the sending path's batches on PostgreSQL) are written side by side instead of
+// queueing behind one another's round trips. The delivery outcomes use one writer
+// (domain/delivery/outcome-batcher.ts says why).
 //
 // Isolation of failures: if a group's commit fails, nothing of it was stored; each item is then committed
 // alone, so one bad item cannot fail or mis-answer the others. An item that fails alone rejects its own
@@ -43,6 +46,8 @@ export interface CommitBatcherOptions<T, R> {
    * side (row locks taken in a fixed order), and not with `sync`, whose order it would not keep.
    */
   parallel?: number;
+  /** With `parallel`: the waiting weight from which writers beyond the first run (default: any). */
+  parallelFrom?: number;
   /** Called after each group is settled (answered or failed over to one-by-one commits). */
   afterGroup?(): void;
   logger?: Logger;
@@ -52,6 +57,8 @@ export interface CommitBatcherOptions<T, R> {
 
 export class CommitBatcher<T, R = void> {
   private queue: Pending<T, R>[] = [];
+  /** The weight of the items in `queue`. */
+  private waitingWeight = 0;
   /** Writers running or about to run; counted synchronously so that no submitted item is left unwritten. */
   private writers = 0;
   /** A writer is scheduled and has not yet taken its first group: new items will join that group. */
@@ -66,7 +73,9 @@ export class CommitBatcher<T, R = void> {
   /** Resolves with the item's result once its group is committed (and synced). */
   submit(item: T): Promise<R> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ item, weight: this.o.weight?.(item) ?? 1, resolve, reject });
+      const weight = this.o.weight?.(item) ?? 1;
+      this.queue.push({ item, weight, resolve, reject });
+      this.waitingWeight += weight;
       this.startWriter();
     });
   }
@@ -79,6 +88,7 @@ export class CommitBatcher<T, R = void> {
 
   private startWriter(): void {
     if (this.scheduled || this.writers >= Math.max(1, this.o.parallel ?? 1)) return;
+    if (this.writers > 0 && !this.extraWriterWanted()) return;
     this.scheduled = true;
     this.writers++;
     // Items submitted in the same turn of the event loop join this writer's first group.
@@ -87,11 +97,16 @@ export class CommitBatcher<T, R = void> {
     void loop.finally(() => this.loops.delete(loop));
   }
 
+  private extraWriterWanted(): boolean {
+    return this.waitingWeight >= (this.o.parallelFrom ?? 0);
+  }
+
   private async loop(): Promise<void> {
     const max = this.o.maxWeight ?? 256;
     this.scheduled = false;
     try {
-      while (this.queue.length > 0) {
+      // A writer beyond the first stops once little waits (parallelFrom); the last one never stops early.
+      while (this.queue.length > 0 && (this.writers === 1 || this.extraWriterWanted())) {
         // The previous group's sync first: items keep arriving meanwhile, so the next group is larger and the
         // number of commits per item drops as load rises.
         await this.syncing;
@@ -100,6 +115,7 @@ export class CommitBatcher<T, R = void> {
         let weight = 0;
         while (n < this.queue.length && (n === 0 || weight + this.queue[n].weight <= max)) weight += this.queue[n++].weight;
         const group = this.queue.splice(0, n);
+        this.waitingWeight -= weight;
         // What arrives while this group is written may start another writer (up to `parallel`).
         await this.write(group);
       }

@@ -1,8 +1,8 @@
 // tier: unit
-// CommitBatcher's `parallel` writers (the delivery outcomes on PostgreSQL): an item submitted while a group is
+// CommitBatcher's `parallel` writers (the sending path on PostgreSQL): an item submitted while a group is
 // being written is written at once by another writer instead of waiting for that group, up to `parallel`
-// groups at a time; with the default (1) it waits. Every item is written exactly once, and drain() waits for
-// every writer.
+// groups at a time; with the default (1) it waits. With `parallelFrom`, only when that much weight waits.
+// Every item is written exactly once, and drain() waits for every writer.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CommitBatcher } from '../../../src/infra/db/commit-batcher.js';
@@ -82,5 +82,50 @@ describe('CommitBatcher with parallel writers', () => {
     await b.drain();
     assert.equal(b.stats.requests, 200);
     assert.ok(groups < 200, `items were grouped (${groups} groups)`);
+  });
+
+  it('with parallelFrom, small items wait for one writer and a heavy queue gets a second one', async () => {
+    const g = gated();
+    const b = new CommitBatcher<string>({ name: 'test', parallel: 2, parallelFrom: 100, maxWeight: 2000, weight: (x) => (x.startsWith('big') ? 500 : 1), commit: g.commit });
+    const a = b.submit('a');
+    await g.turn();
+    const small = ['s1', 's2'].map((x) => b.submit(x));
+    await g.turn();
+    assert.deepEqual(g.started, [['a']], 'two small items (weight 2) wait for the first writer');
+    const big = b.submit('big1');
+    await g.turn();
+    assert.deepEqual(g.started, [['a'], ['s1', 's2', 'big1']], 'with 502 waiting a second writer takes them');
+    g.gates[0]();
+    g.gates[1]();
+    await Promise.all([a, ...small, big]);
+    await b.drain();
+  });
+
+  it('with parallelFrom, extra writers stop when little waits and no item is left unwritten', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const b = new CommitBatcher<number>({
+      name: 'test',
+      parallel: 3,
+      parallelFrom: 50,
+      weight: (n) => n,
+      maxWeight: 100,
+      commit: async (items) => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setImmediate(r));
+        inFlight--;
+        return items.map(() => undefined);
+      },
+    });
+    const all: Promise<void>[] = [];
+    for (let i = 0; i < 300; i++) {
+      // Heavy items first (writers side by side), then light ones (one writer is enough).
+      all.push(b.submit(i < 100 ? 60 : 1));
+      if (i % 4 === 0) await new Promise((r) => setImmediate(r));
+    }
+    await Promise.all(all);
+    await b.drain();
+    assert.equal(b.stats.requests, 300);
+    assert.ok(most > 1, `heavy items were written side by side (at most ${most} at once)`);
   });
 });
