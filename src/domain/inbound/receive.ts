@@ -30,6 +30,27 @@ interface Write {
   stored?: boolean;
 }
 
+/** Payload characters one insert statement carries at most (a message alone may exceed it). */
+const STATEMENT_PAYLOAD_CHARS = 32 * 1024 * 1024;
+
+function byPayloadSize(writes: Write[]): Write[][] {
+  const out: Write[][] = [];
+  let chunk: Write[] = [];
+  let chars = 0;
+  for (const w of writes) {
+    const n = typeof w.row.payload === 'string' ? w.row.payload.length : 0;
+    if (chunk.length > 0 && chars + n > STATEMENT_PAYLOAD_CHARS) {
+      out.push(chunk);
+      chunk = [];
+      chars = 0;
+    }
+    chunk.push(w);
+    chars += n;
+  }
+  if (chunk.length > 0) out.push(chunk);
+  return out;
+}
+
 /** Group commit of received messages (src/infra/db/commit-batcher.ts); built once per listener. Under SQLite
  * the group commits as the sending path does (sqlite-durability.ts): the WAL's fdatasync runs off the event
  * loop and the group's messages are answered after it, so a 2.5 MB payload's fsync never stops the process. */
@@ -45,15 +66,22 @@ export class InboundWriter extends CommitBatcher<Write> {
         // A conflict abort (PostgreSQL deadlock) says nothing about the messages: run it again.
         await withConflictRetry(() => durability.transact(async (trx) => {
           const now = ctx.clock.now();
-          for (const w of writes) {
-            const r = await trx
+          // One statement for the group: the rows RETURNING gives back are those stored; a message stored
+          // before (or earlier in this group) is skipped by the (server, digest) index, and not returned.
+          // Statements hold at most STATEMENT_PAYLOAD_CHARS of payloads (PostgreSQL takes 1 GB per message).
+          const stored = new Set<string>();
+          for (const chunk of byPayloadSize(writes)) {
+            const inserted = await trx
               .insertInto('inbound_messages')
-              .values(w.row)
+              .values(chunk.map((w) => w.row))
               .onConflict((oc) => oc.columns(['server_id', 'digest']).doNothing())
-              .executeTakeFirst();
-            w.stored = Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
-            if (w.stored && w.row.status === INBOUND_STATUS.queued) await enqueueJobs(trx, [inboundHookJob(w.row.id, w.row.server_id, now)], now);
+              .returning('id')
+              .execute();
+            for (const r of inserted) stored.add(r.id);
           }
+          for (const w of writes) w.stored = stored.has(w.row.id as string);
+          const jobs = writes.filter((w) => w.stored && w.row.status === INBOUND_STATUS.queued).map((w) => inboundHookJob(w.row.id as string, w.row.server_id as number, now));
+          if (jobs.length > 0) await enqueueJobs(trx, jobs, now);
         }, writes.length));
         return writes.map(() => undefined);
       },

@@ -1,6 +1,11 @@
 // Writes that may be lost to a power failure without harm, run without waiting for the disk.
-import { sql, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import type { Db } from './database.js';
+
+const NORMAL = CompiledQuery.raw('pragma synchronous = NORMAL');
+/** The level each SQLite database was opened with (db/database.ts sets it once; nothing else changes it for
+ * longer than a transaction it holds the connection for), read on the first call: a claim runs often. */
+const levels = new WeakMap<Db, { level: number; restore: CompiledQuery }>();
 
 /**
  * Runs one statement (its own transaction) and returns its rows, without an fsync of its own where the
@@ -18,13 +23,18 @@ export async function executeUnsynced<T>(database: Db, query: RawBuilder<T>): Pr
   const { db } = database;
   if (database.dialect === 'postgres') return (await query.execute(db)).rows;
   return db.connection().execute(async (conn) => {
-    const level = Number(Object.values((await sql<Record<string, number>>`pragma synchronous`.execute(conn)).rows[0] ?? {})[0] ?? 2);
-    if (level <= 1) return (await query.execute(conn)).rows;
-    await sql`pragma synchronous = NORMAL`.execute(conn);
+    let known = levels.get(database);
+    if (!known) {
+      const level = Number(Object.values((await sql<Record<string, number>>`pragma synchronous`.execute(conn)).rows[0] ?? {})[0] ?? 2);
+      known = { level, restore: CompiledQuery.raw(`pragma synchronous = ${level}`) };
+      levels.set(database, known);
+    }
+    if (known.level <= 1) return (await query.execute(conn)).rows;
+    await conn.executeQuery(NORMAL);
     try {
       return (await query.execute(conn)).rows;
     } finally {
-      await sql.raw(`pragma synchronous = ${level}`).execute(conn);
+      await conn.executeQuery(known.restore);
     }
   });
 }
