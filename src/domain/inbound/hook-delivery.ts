@@ -1,15 +1,17 @@
 // The worker side of inbound processing: one 'inbound-hook' job per message, POSTed to the server's
 // InboundHookUrl through the webhook machinery (the same address guard and poster, HTTP basic auth from
 // the URL's user:password, the same retry schedule and the rule that a 403 stops retrying). Each attempt
-// is recorded (inbound_attempts, with the first 512 bytes of the answer whatever its status) with the message's new status and the job's next run in one group commit.
+// is recorded (inbound_attempts, with the first 512 bytes of the answer whatever its status) with the
+// message's new status and the job's next run in one group commit.
 // Once the application has the message, its attachment content and raw source are dropped.
 import type { AppContext } from '../app-context.js';
 import { CommitBatcher } from '../../infra/db/commit-batcher.js';
 import { withConflictRetry } from '../../infra/db/conflict-retry.js';
 import { createDurability } from '../../infra/db/sqlite-durability.js';
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
-import { completeJob } from '../../infra/jobs/complete.js';
+import type { InboundAttemptsTable, InboundMessagesTable } from '../../infra/db/tables/inbound.js';
+import { completeJob, completeJobs } from '../../infra/jobs/complete.js';
 import { rescheduleJob } from '../../infra/jobs/reschedule.js';
 import type { JobHandler } from '../../infra/jobs/runner.js';
 import type { Job } from '../../infra/jobs/types.js';
@@ -22,6 +24,43 @@ import { PoolFull, taskModule } from '../../infra/threads/pool.js';
 import { strippedPayload } from './content-task.js';
 
 const CONTENT_TASK = taskModule(import.meta.url, 'content-task');
+
+/** One attempt's outcome, written with others of the same moment in one transaction (writeOutcomes). */
+interface HookOutcome {
+  inboundId: string;
+  /** The attempt count the job read: the update is guarded by it. */
+  attemptsBefore: number;
+  set: Updateable<InboundMessagesTable>;
+  attempt: Insertable<InboundAttemptsTable>;
+  jobId: number;
+  /** The job's next run, or null when it is done. */
+  nextAt: number | null;
+  error: string | null;
+}
+
+/**
+ * Each message's new state, guarded by the attempt count (a job taken over after its lease ran out records
+ * its own outcome), then the attempts of the messages updated and the finished jobs, one statement each for
+ * the group (a statement per message made three round trips per message on PostgreSQL).
+ */
+async function writeOutcomes(trx: Kysely<Database>, outcomes: HookOutcome[]): Promise<void> {
+  const attempts: Array<Insertable<InboundAttemptsTable>> = [];
+  const done: number[] = [];
+  for (const o of outcomes) {
+    const res = await trx
+      .updateTable('inbound_messages')
+      .set(o.set)
+      .where('id', '=', o.inboundId)
+      .where('attempts', '=', o.attemptsBefore)
+      .where('status', 'in', [INBOUND_STATUS.queued, INBOUND_STATUS.scheduled])
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) > 0) attempts.push(o.attempt);
+    if (o.nextAt !== null) await rescheduleJob(trx, o.jobId, o.nextAt, o.error);
+    else done.push(o.jobId);
+  }
+  for (let i = 0; i < attempts.length; i += 200) await trx.insertInto('inbound_attempts').values(attempts.slice(i, i + 200)).execute();
+  await completeJobs(trx, done);
+}
 
 export interface InboundHookOptions {
   timeoutMs?: number;
@@ -49,17 +88,13 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
   // Under SQLite the outcomes commit as the sending path does (sqlite-durability.ts): the fdatasync of the
   // WAL, which holds the rewritten payload, runs off the event loop.
   const durability = createDurability(ctx.database, ctx.config.databaseUrl);
-  const writer = new CommitBatcher<(trx: Kysely<Database>) => Promise<void>>({
+  const writer = new CommitBatcher<HookOutcome>({
     logger: ctx.logger,
     name: 'inbound hook outcomes',
     maxWeight: 200,
-    commit: async (writes) => {
-      await withConflictRetry(() =>
-        durability.transact(async (trx) => {
-          for (const w of writes) await w(trx);
-        }, writes.length),
-      );
-      return writes.map(() => undefined);
+    commit: async (outcomes) => {
+      await withConflictRetry(() => durability.transact((trx) => writeOutcomes(trx, outcomes), outcomes.length));
+      return outcomes.map(() => undefined);
     },
     sync: () => durability.flush(),
   });
@@ -94,29 +129,14 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
       if (err instanceof PoolFull) return strippedPayload(m.payload);
       throw err;
     }) : null;
-    await writer.submit(async (trx) => {
-      // Guarded by the attempt count: a job taken over after its lease ran out records its own outcome.
-      const res = await trx
-        .updateTable('inbound_messages')
-        .set({
-          status,
-          attempts: attempt,
-          last_error: error,
-          processed_at: outcome === 'delivered' ? now : null,
-          ...(stripped !== null ? { payload: stripped } : {}),
-        })
-        .where('id', '=', m.id)
-        .where('attempts', '=', m.attempts)
-        .where('status', 'in', [INBOUND_STATUS.queued, INBOUND_STATUS.scheduled])
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) > 0) {
-        await trx
-          .insertInto('inbound_attempts')
-          .values({ inbound_id: m.id, attempt, outcome, status_code: r.status, error, started_at: startedAt, duration_ms: r.durationMs, response_excerpt: r.body ?? null })
-          .execute();
-      }
-      if (nextAt !== null) await rescheduleJob(trx, job.id, nextAt, r.error);
-      else await completeJob(trx, job.id);
+    await writer.submit({
+      inboundId: m.id,
+      attemptsBefore: m.attempts,
+      set: { status, attempts: attempt, last_error: error, processed_at: outcome === 'delivered' ? now : null, ...(stripped !== null ? { payload: stripped } : {}) },
+      attempt: { inbound_id: m.id, attempt, outcome, status_code: r.status, error, started_at: startedAt, duration_ms: r.durationMs, response_excerpt: r.body ?? null },
+      jobId: job.id,
+      nextAt,
+      error: r.error,
     });
   }
 
