@@ -22,6 +22,7 @@ import { CommitBatcher } from '../../infra/db/commit-batcher.js';
 import { isUniqueViolation } from '../../infra/db/util.js';
 import { CheckpointPacer, createDurability, sqliteFileOf } from '../../infra/db/sqlite-durability.js';
 import { ApiError, ErrorCode } from '../errors.js';
+import { DELIVERY_QUEUES } from '../delivery/jobs.js';
 import { commitUnits } from './commit-units.js';
 import type { SendQueue, SendUnit, UnitResult } from './send-unit.js';
 import { SendWriter } from './send-writer.js';
@@ -81,7 +82,8 @@ export class SendBatcher implements SendQueue {
       // Another process stored the same Idempotency-Key first: committed again, the request finds that
       // answer (commit-units.ts looks the key up in the transaction) and replays it.
       retryAlone: (unit, err) => unit.idempotency !== null && isUniqueViolation(err),
-      afterGroup: () => ctx.runner.wake(),
+      // What a group enqueues: deliveries (of the bulk queue for a bulk request's pages).
+      afterGroup: () => ctx.runner.wake(DELIVERY_QUEUES),
       // PostgreSQL takes transactions side by side (the counters are sharded and locked in a fixed order,
       // stats/counters.ts); a second and third group are written at once when batches wait, where one writer
       // left them queued behind its round trips (bench:send, batch of 500 on PostgreSQL: 11,300 -> 14,500

@@ -18,7 +18,7 @@ import { enqueueJobs } from '../../infra/jobs/enqueue.js';
 import type { MessageSource } from '../../infra/spool.js';
 import { PoolFull, TaskError, WorkerLost, taskModule } from '../../infra/threads/pool.js';
 import type { Envelope } from './authenticate.js';
-import { inboundHookJob, INBOUND_STATUS } from './hook-queue.js';
+import { inboundHookJob, INBOUND_HOOK_QUEUE, INBOUND_STATUS } from './hook-queue.js';
 import type { InboundMailbox } from './inbound-address.js';
 import { UnreadableMessage } from './parse.js';
 import type { PrepareInput, PreparedInbound, ServerTarget } from './prepare-task.js';
@@ -194,7 +194,7 @@ export async function receiveInbound(ctx: AppContext, writer: InboundWriter, mes
     const prepared = await run(group, g === groups.length - 1);
     queued = (await store(ctx, writer, prepared, group, out)) || queued;
   }
-  if (queued) ctx.runner.wake();
+  if (queued) ctx.runner.wake(INBOUND_HOOK_QUEUE);
   return out;
 }
 

@@ -63,6 +63,13 @@ export class JobRunner {
   /** When this runner last wrote its heartbeat (clock time), or null when it never did. */
   lastBeatAt: number | null = null;
   private claimFailures = 0;
+  /**
+   * The queues the next round claims for: null is every queue (a poll, a start, a wake that names none).
+   * A job settling frees room in its own queue only, and an enqueue names what it filled: with seven queues
+   * in `serve`, claiming for all of them at each wake-up was seven queries where one or two could find work.
+   * Whatever a named wake-up misses (another process's jobs, a retry coming due) the next poll claims.
+   */
+  private due: Set<string> | null = null;
 
   constructor(private readonly o: RunnerOptions) {}
 
@@ -125,8 +132,13 @@ export class JobRunner {
     }
   }
 
-  /** Looks for work now (after an enqueue committed in this process, or a clock change in tests). */
-  wake(): void {
+  /**
+   * Looks for work now (after an enqueue committed in this process, or a clock change in tests): in the
+   * queues named, or in every queue.
+   */
+  wake(queues?: string | readonly string[]): void {
+    if (queues === undefined) this.due = null;
+    else if (this.due !== null) for (const q of typeof queues === 'string' ? [queues] : queues) this.due.add(q);
     this.wakeResolve?.();
   }
 
@@ -134,7 +146,7 @@ export class JobRunner {
   async runUntilIdle(maxRounds = 1000): Promise<number> {
     let total = 0;
     for (let i = 0; i < maxRounds; i++) {
-      const n = await this.tick();
+      const n = await this.tick(true);
       await Promise.allSettled([...this.running]);
       total += n;
       if (n === 0) break;
@@ -153,6 +165,7 @@ export class JobRunner {
       } catch (err) {
         // The database is unreachable or refusing: back off (1 s doubling to 30 s) and say so at each try.
         failed = true;
+        this.due = null;
         this.claimFailures++;
         const retryMs = Math.min(30_000, 1000 * 2 ** Math.min(this.claimFailures - 1, 5));
         this.o.logger.warn({ err: (err as Error).message, failures: this.claimFailures, retryInMs: retryMs }, 'job claim failed, retrying');
@@ -174,14 +187,20 @@ export class JobRunner {
         resolve();
       };
       this.wakeResolve = done;
-      this.timer = setTimeout(done, ms);
+      this.timer = setTimeout(() => {
+        this.due = null; // a poll: every queue
+        done();
+      }, ms);
     });
   }
 
   /** One round: claim for each handler with spare capacity and start the jobs. Returns how many started. */
-  private async tick(): Promise<number> {
+  private async tick(all = false): Promise<number> {
     let started = 0;
+    const only = all ? null : this.due;
+    this.due = new Set();
     for (const h of this.handlers.values()) {
+      if (only !== null && !only.has(h.queue)) continue;
       const cap = h.concurrency ?? 16;
       // Every unsettled job counts, also one whose group slot was released: a job waiting for its outcome's
       // commit has already been handed to the remote server, and if this process dies it is redone by
@@ -215,6 +234,8 @@ export class JobRunner {
         started++;
         this.track(h, job);
       }
+      // More may wait: the next round (at once, as something started) claims for this queue again.
+      if (jobs.length > 0) this.due?.add(h.queue);
     }
     return started;
   }
@@ -234,14 +255,14 @@ export class JobRunner {
       if (!groupSlot) return;
       groupSlot = false;
       add(this.groupInflight, gk!, -1);
-      this.wake();
+      this.wake(h.queue);
     };
     const p = this.execute(h, job, releaseGroup).finally(() => {
       releaseGroup();
       add(this.inflight, h.queue, -1);
       this.running.delete(p);
       this.leased.delete(job.id);
-      this.wake();
+      this.wake(h.queue);
     });
     this.running.add(p);
   }
