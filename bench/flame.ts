@@ -1,7 +1,7 @@
 // bench/flame: turns V8 CPU profiles (node --cpu-prof) into a flame graph (SVG, one file per profile) and a
 // table of where the time went, so that a commit that changes a hot path can carry the picture of it.
 //   NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench:send     (any benchmark; threads too)
-//   npx tsx bench/flame.ts /tmp/prof bench/profiles/send-email [--title '...'] [--min-share 0.002]
+//   npx tsx bench/flame.ts /tmp/prof bench/profiles/send-email [--title '...'] [--min-share 0.002] [--top K]
 // Every *.cpuprofile in the folder becomes <out>-<n>.svg (largest profile first: the main thread), and
 // <out>.md lists, per profile, the busiest functions by self time and the source areas by total time.
 // Time is CPU time sampled: (idle) is left out, (program) and (garbage collector) are kept.
@@ -172,13 +172,14 @@ export function summary(root: Frame, top = 15): string {
 }
 
 if (process.argv[1] && import.meta.url.endsWith(basename(process.argv[1]))) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { title: { type: 'string' }, 'min-share': { type: 'string' } } });
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { title: { type: 'string' }, 'min-share': { type: 'string' }, top: { type: 'string' } } });
   const [dir, out] = positionals;
-  if (!dir || !out) throw new Error('usage: tsx bench/flame.ts <folder of .cpuprofile> <output prefix> [--title T] [--min-share 0.002]');
+  if (!dir || !out) throw new Error('usage: tsx bench/flame.ts <folder of .cpuprofile> <output prefix> [--title T] [--min-share 0.002] [--top K]');
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.cpuprofile'))
     .map((f) => join(dir, f))
-    .sort((a, b) => statSync(b).size - statSync(a).size);
+    .sort((a, b) => statSync(b).size - statSync(a).size)
+    .slice(0, Number(values.top ?? Infinity));
   const md: string[] = [`# ${values.title ?? basename(out)}\n`];
   files.forEach((file, i) => {
     const root = buildTree(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
