@@ -5,7 +5,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { Config } from '../src/config.js';
+import type { AppContext } from '../src/context.js';
+import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import type { DbOptions } from '../src/infra/db/database.js';
+import { migrateToLatest } from '../src/infra/db/migrate.js';
 
 export type BenchDialect = 'sqlite' | 'postgres';
 
@@ -55,4 +59,16 @@ export async function benchDatabase(dialect: BenchDialect, prefix: string): Prom
       await c.end();
     },
   };
+}
+
+/**
+ * The database as a sender finds it after `mailroom domain add` and a confirmed sender signature: migrated,
+ * bootstrapped (the account and server of MAILROOM_*_TOKEN), with `from` confirmed on bench.example.
+ */
+export async function seedSender(ctx: AppContext, config: Config, from: string): Promise<void> {
+  await migrateToLatest(ctx.database);
+  await bootstrap(ctx.database, config, Date.now());
+  const account = await ctx.db.selectFrom('accounts').select('id').executeTakeFirstOrThrow();
+  const domain = await ctx.db.insertInto('domains').values({ account_id: account.id, name: from.split('@')[1], created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
+  await ctx.db.insertInto('sender_signatures').values({ account_id: account.id, domain_id: domain.id, email: from, name: 'Bench', confirmed: 1, created_at: Date.now() }).execute();
 }

@@ -10,10 +10,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { loadConfig } from '../src/config.js';
+import { seedSender } from './bench-db.js';
+import { bulkRequestBody } from './bulk-request.js';
 import { createContext } from '../src/context.js';
-import { migrateToLatest } from '../src/infra/db/migrate.js';
 
 const N = Number(process.env.BULK_RECIPIENTS ?? 100_000);
 const ATTACHMENT_MB = Number(process.env.BULK_ATTACHMENT_MB ?? 0);
@@ -50,11 +50,7 @@ const env = {
 {
   const config = loadConfig(env);
   const ctx = createContext(config);
-  await migrateToLatest(ctx.database);
-  await bootstrap(ctx.database, config, Date.now());
-  const account = await ctx.db.selectFrom('accounts').select('id').executeTakeFirstOrThrow();
-  const domain = await ctx.db.insertInto('domains').values({ account_id: account.id, name: 'bench.example', created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
-  await ctx.db.insertInto('sender_signatures').values({ account_id: account.id, domain_id: domain.id, email: FROM, name: 'Bench', confirmed: 1, created_at: Date.now() }).execute();
+  await seedSender(ctx, config, FROM);
   await ctx.close();
 }
 
@@ -77,16 +73,7 @@ const idle = status('VmRSS');
 let peak = idle;
 const sampler = setInterval(() => (peak = Math.max(peak, status('VmRSS'))), 50);
 
-const body = JSON.stringify({
-  From: `Bench <${FROM}>`,
-  MessageStream: 'broadcast',
-  Subject: 'News for {{name}}',
-  HtmlBody: '<html><body><p>Hello {{name}}, this month: {{topic}}.</p><a href="https://example.net/n/1">Read it</a></body></html>',
-  TextBody: 'Hello {{name}}, this month: {{topic}}.',
-  Tag: 'newsletter',
-  Attachments: ATTACHMENT_MB ? [{ Name: 'issue.pdf', ContentType: 'application/pdf', Content: Buffer.alloc(ATTACHMENT_MB * 1024 * 1024, 7).toString('base64') }] : [],
-  Messages: Array.from({ length: N }, (_, i) => ({ To: `reader${i}@d${i % 100}.example`, TemplateModel: { name: `Reader ${i}`, topic: 'gardens' } })),
-});
+const body = bulkRequestBody(FROM, N, ATTACHMENT_MB * 1024 * 1024);
 const headers = { 'content-type': 'application/json', accept: 'application/json', 'x-service-server-token': TOKEN };
 const t0 = performance.now();
 const res = await fetch(`${url}/email/bulk`, { method: 'POST', body, headers });

@@ -14,7 +14,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { expandPage } from '../src/domain/bulk/expand.js';
 import { BULK_DELIVER_QUEUE, BULK_EXPAND_QUEUE } from '../src/domain/bulk/jobs.js';
 import { registerBulk } from '../src/domain/bulk/register.js';
@@ -22,8 +21,9 @@ import { acceptMessages } from '../src/domain/accepting/accept.js';
 import { registerDelivery } from '../src/domain/delivery/register.js';
 import { deliveryParts } from '../src/worker.js';
 import { loadConfig } from '../src/config.js';
+import { seedSender } from './bench-db.js';
+import { bulkRequestBody } from './bulk-request.js';
 import { createContext } from '../src/context.js';
-import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { buildApp } from '../src/http/app.js';
 
 const N = Number(process.env.BULK_RECIPIENTS ?? 100_000);
@@ -61,11 +61,7 @@ const config = loadConfig({
   MAILROOM_SMTP_RELAY: `smtp://127.0.0.1:${sinkPort}`,
 });
 const ctx = createContext(config);
-await migrateToLatest(ctx.database);
-await bootstrap(ctx.database, config, Date.now());
-const account = await ctx.db.selectFrom('accounts').select('id').executeTakeFirstOrThrow();
-const domain = await ctx.db.insertInto('domains').values({ account_id: account.id, name: 'bench.example', created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
-await ctx.db.insertInto('sender_signatures').values({ account_id: account.id, domain_id: domain.id, email: FROM, name: 'Bench', confirmed: 1, created_at: Date.now() }).execute();
+await seedSender(ctx, config, FROM);
 const app = await buildApp(ctx);
 await app.listen({ host: '127.0.0.1', port: 0 });
 const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
@@ -91,17 +87,7 @@ async function post(url: string, body: string): Promise<{ ms: number; json: any 
   return { ms, json };
 }
 
-const request = (attachmentBytes: number) =>
-  JSON.stringify({
-    From: `Bench <${FROM}>`,
-    MessageStream: 'broadcast',
-    Subject: 'News for {{name}}',
-    HtmlBody: '<html><body><p>Hello {{name}}, this month: {{topic}}.</p><a href="https://example.net/n/1">Read it</a></body></html>',
-    TextBody: 'Hello {{name}}, this month: {{topic}}.',
-    Tag: 'newsletter',
-    Attachments: attachmentBytes ? [{ Name: 'issue.pdf', ContentType: 'application/pdf', Content: Buffer.alloc(attachmentBytes, 7).toString('base64') }] : [],
-    Messages: Array.from({ length: N }, (_, i) => ({ To: `reader${i}@d${i % DOMAINS}.example`, TemplateModel: { name: `Reader ${i}`, topic: 'gardens' } })),
-  });
+const request = (attachmentBytes: number) => bulkRequestBody(FROM, N, attachmentBytes);
 
 // The request bodies are made and dropped phase by phase (and the heap collected between phases, with
 // --expose-gc): the bench's own strings (9 + 49 MB, and their parsed forms in the service) would otherwise

@@ -13,12 +13,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
-import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
-import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { buildApp } from '../src/http/app.js';
-import { type BenchDialect, benchDatabase, benchDialects } from './bench-db.js';
+import { type BenchDialect, benchDatabase, benchDialects, seedSender } from './bench-db.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -108,11 +106,7 @@ async function runMailroom(dialect: BenchDialect): Promise<DialectResult | null>
   });
   const ctx = createContext(config, { dbOptions: database.dbOptions });
   try {
-    await migrateToLatest(ctx.database);
-    await bootstrap(ctx.database, config, Date.now());
-    const account = await ctx.db.selectFrom('accounts').select('id').executeTakeFirstOrThrow();
-    const domain = await ctx.db.insertInto('domains').values({ account_id: account.id, name: 'bench.example', created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
-    await ctx.db.insertInto('sender_signatures').values({ account_id: account.id, domain_id: domain.id, email: FROM, name: 'Bench', confirmed: 1, created_at: Date.now() }).execute();
+    await seedSender(ctx, config, FROM);
     const app = await buildApp(ctx);
     await app.listen({ host: '127.0.0.1', port: 0 });
     const port = (app.server.address() as { port: number }).port;

@@ -10,12 +10,10 @@ import { execFile, fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
-import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { startSubmissionListener } from '../src/smtp-listeners/submission-listener.js';
-import { type BenchDialect, benchDatabase, benchDialects } from './bench-db.js';
+import { type BenchDialect, benchDatabase, benchDialects, seedSender } from './bench-db.js';
 import { runPostfix } from './postfix.js';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
@@ -66,11 +64,7 @@ async function runMailroom(dialect: BenchDialect): Promise<number | null> {
   });
   const ctx = createContext(config, { dbOptions: database.dbOptions });
   try {
-    await migrateToLatest(ctx.database);
-    await bootstrap(ctx.database, config, Date.now());
-    const account = await ctx.db.selectFrom('accounts').select('id').executeTakeFirstOrThrow();
-    const domain = await ctx.db.insertInto('domains').values({ account_id: account.id, name: 'bench.example', created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
-    await ctx.db.insertInto('sender_signatures').values({ account_id: account.id, domain_id: domain.id, email: FROM, name: 'Bench', confirmed: 1, created_at: Date.now() }).execute();
+    await seedSender(ctx, config, FROM);
     const listener = await startSubmissionListener(ctx);
     const proxy = fork(new URL('./auth-proxy-process.ts', import.meta.url).pathname, [String(listener.port), TOKEN], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const proxyPort = await new Promise<number>((resolve) => proxy.once('message', (m: { port: number }) => resolve(m.port)));
