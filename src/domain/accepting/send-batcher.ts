@@ -28,8 +28,9 @@ import type { SendQueue, SendUnit, UnitResult } from './send-unit.js';
 import { SendWriter } from './send-writer.js';
 
 export const MAX_GROUP_MESSAGES = 2000;
-/** Sending transactions written side by side on PostgreSQL when much waits (below). */
+/** Sending transactions written side by side on PostgreSQL (below), and the messages waiting that start one. */
 const PG_WRITERS = 3;
+const PG_PARALLEL_FROM = 25;
 /** Seconds a refused client is asked to wait: a full queue drains in well under a second on this path. */
 const RETRY_AFTER_SECONDS = 1;
 
@@ -85,11 +86,12 @@ export class SendBatcher implements SendQueue {
       // What a group enqueues: deliveries (of the bulk queue for a bulk request's pages).
       afterGroup: () => ctx.runner.wake(DELIVERY_QUEUES),
       // PostgreSQL takes transactions side by side (the counters are sharded and locked in a fixed order,
-      // stats/counters.ts); a second and third group are written at once when batches wait, where one writer
-      // left them queued behind its round trips (bench:send, batch of 500 on PostgreSQL: 11,300 -> 14,500
-      // msg/s). Single sends keep filling one group: side by side, groups of a few requests cost more CPU
-      // per request (/email 4,006 -> 3,744 req/s with every group parallel). SQLite has one writer.
-      ...(ctx.dialect === 'postgres' ? { parallel: PG_WRITERS, parallelFrom: MAX_GROUP_MESSAGES / 4 } : {}),
+      // stats/counters.ts): while PG_PARALLEL_FROM messages or more wait, a second and third group are
+      // written at once instead of queueing behind one transaction's round trips. Quiet machine, bench:send
+      // on PostgreSQL (2026-11-26, alternating runs): /email 4,682-5,445 req/s with one writer until 500
+      // waited, 6,024-6,074 with a writer for any wait (groups of a few requests, more CPU per request),
+      // 6,672-7,253 from 25; batches of 500 21,100-24,440 msg/s. SQLite has one writer.
+      ...(ctx.dialect === 'postgres' ? { parallel: PG_WRITERS, parallelFrom: PG_PARALLEL_FROM } : {}),
     });
   }
 
