@@ -19,6 +19,7 @@
 // Built once per process by the composition root (src/context.ts) as ctx.sendBatcher.
 import type { AppContext } from '../app-context.js';
 import { CommitBatcher } from '../../infra/db/commit-batcher.js';
+import { concurrentWriters } from '../../infra/db/row-locks.js';
 import { isUniqueViolation } from '../../infra/db/util.js';
 import { CheckpointPacer, createDurability, sqliteFileOf } from '../../infra/db/sqlite-durability.js';
 import { ApiError, ErrorCode } from '../errors.js';
@@ -91,7 +92,8 @@ export class SendBatcher implements SendQueue {
       // on PostgreSQL (2026-11-26, alternating runs): /email 4,682-5,445 req/s with one writer until 500
       // waited, 6,024-6,074 with a writer for any wait (groups of a few requests, more CPU per request),
       // 6,672-7,253 from 25; batches of 500 21,100-24,440 msg/s. SQLite has one writer.
-      ...(ctx.dialect === 'postgres' ? { parallel: PG_WRITERS, parallelFrom: PG_PARALLEL_FROM } : {}),
+      parallel: concurrentWriters(ctx.dialect, PG_WRITERS),
+      parallelFrom: PG_PARALLEL_FROM,
     });
   }
 

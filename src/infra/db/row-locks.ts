@@ -41,3 +41,12 @@ export function skipLockedClause(dialect: Dialect): RawBuilder<unknown> {
 export function counterShards(dialect: Dialect): number {
   return dialect === 'postgres' ? 8 : 1;
 }
+
+/**
+ * How many write transactions of one process may run side by side: PostgreSQL takes them at once (row
+ * locks, the counters above split in shards and locked in a fixed order); SQLite has one writer, so a second
+ * transaction would only wait for the first's lock.
+ */
+export function concurrentWriters(dialect: Dialect, wanted: number): number {
+  return dialect === 'postgres' ? wanted : 1;
+}
