@@ -30,8 +30,11 @@ export interface BenchDatabase {
   drop(): Promise<void>;
 }
 
-/** null when PostgreSQL is asked for and cannot be reached (the benchmark prints it as skipped). */
-export async function benchDatabase(dialect: BenchDialect, prefix: string): Promise<BenchDatabase | null> {
+/**
+ * null when PostgreSQL is asked for and cannot be reached (the benchmark prints it as skipped). The schema is
+ * dropped by drop(), and on Ctrl-C too, so an interrupted benchmark leaves nothing behind.
+ */
+export async function benchDatabase(dialect: BenchDialect, prefix: string, o: { poolSize?: number } = {}): Promise<BenchDatabase | null> {
   const dir = mkdtempSync(join(tmpdir(), `mailroom-bench-${prefix}-`));
   if (dialect === 'sqlite') {
     return { url: join(dir, 'mailroom.db'), dbOptions: {}, dir, drop: async () => rmSync(dir, { recursive: true, force: true }) };
@@ -47,16 +50,22 @@ export async function benchDatabase(dialect: BenchDialect, prefix: string): Prom
   } finally {
     await admin.end().catch(() => undefined);
   }
+  const dropSchema = async () => {
+    const c = new pg.Client({ connectionString: BENCH_PG_URL });
+    await c.connect();
+    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await c.end();
+  };
+  const onInterrupt = () => void dropSchema().finally(() => process.exit(130));
+  process.once('SIGINT', onInterrupt);
   return {
     url: BENCH_PG_URL,
-    dbOptions: { schema },
+    dbOptions: { schema, ...(o.poolSize ? { poolSize: o.poolSize } : {}) },
     dir,
     async drop() {
+      process.removeListener('SIGINT', onInterrupt);
       rmSync(dir, { recursive: true, force: true });
-      const c = new pg.Client({ connectionString: BENCH_PG_URL });
-      await c.connect();
-      await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await c.end();
+      await dropSchema();
     },
   };
 }

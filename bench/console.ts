@@ -4,16 +4,12 @@
 // Same data as bench/search (bench/search-data.ts). Pages are requested in-process (app.inject) with a
 // signed-in session cookie: session lookup, the domain queries, HTML rendering. The floor beside the figures
 // is the API's GET /messages/{id}/dump, one primary-key lookup through the same stack.
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { signIn } from '../src/domain/console-users/sessions.js';
 import { addUser } from '../src/domain/console-users/users.js';
 import { loadConfig } from '../src/config.js';
+import { type BenchDialect, benchDatabase, benchDialects } from './bench-db.js';
 import { createContext } from '../src/context.js';
 import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { buildApp } from '../src/http/app.js';
@@ -24,8 +20,6 @@ const N = Number(process.env.BENCH_MESSAGES ?? 1_000_000);
 /** Inbound messages of the Inbound pages (issue 26). */
 const M = Number(process.env.BENCH_INBOUND ?? 200_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
-const DBS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',');
-const PG_URL = process.env.MAILROOM_BENCH_PG_URL ?? process.env.MAILROOM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const TOKEN = 'bench-server-token-000000000000001';
 const CEILING_MS = 300;
 
@@ -39,17 +33,11 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 }
 
-async function run(dialect: string): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'mailroom-bench-console-'));
-  const schema = `bench_console_${randomBytes(4).toString('hex')}`;
-  const admin = dialect === 'postgres' ? new pg.Client({ connectionString: PG_URL }) : null;
-  if (admin) {
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    process.once('SIGINT', () => void admin.query(`drop schema if exists ${schema} cascade`).finally(() => process.exit(130)));
-  }
-  const config = loadConfig({ MAILROOM_DATABASE_URL: admin ? PG_URL : join(dir, 'mailroom.db'), MAILROOM_LOG_LEVEL: 'silent', MAILROOM_SERVER_TOKEN: TOKEN });
-  const ctx = createContext(config, { dbOptions: admin ? { schema, poolSize: 4 } : {}, secretKey: 'bench-secret-key-bench-secret-key-0123456789' });
+async function run(dialect: BenchDialect): Promise<void> {
+  const database = await benchDatabase(dialect, 'console', { poolSize: 4 });
+  if (!database) throw new Error('PostgreSQL is not reachable');
+  const config = loadConfig({ MAILROOM_DATABASE_URL: database.url, MAILROOM_LOG_LEVEL: 'silent', MAILROOM_SERVER_TOKEN: TOKEN });
+  const ctx = createContext(config, { dbOptions: database.dbOptions, secretKey: 'bench-secret-key-bench-secret-key-0123456789' });
   try {
     await migrateToLatest(ctx.database);
     await bootstrap(ctx.database, config, Date.now());
@@ -59,7 +47,7 @@ async function run(dialect: string): Promise<void> {
     const t = Date.now();
     for (const q of loadSql(ctx, sid, other.id, N)) await q.execute(ctx.db);
     for (const q of loadInboundSql(ctx, sid, other.id, M)) await q.execute(ctx.db);
-    if (admin) await sql`vacuum analyze messages, message_recipients, inbound_messages, inbound_attempts`.execute(ctx.db);
+    if (dialect === 'postgres') await sql`vacuum analyze messages, message_recipients, inbound_messages, inbound_attempts`.execute(ctx.db);
     console.log(`\n${dialect}: loaded ${N.toLocaleString('en')} messages and ${M.toLocaleString('en')} inbound messages in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     await addUser(ctx.db, { email: 'bench@example.com', role: 'admin', password: 'bench password 1' }, Date.now());
     const session = await signIn(ctx.db, 'bench@example.com', 'bench password 1', Date.now());
@@ -115,14 +103,10 @@ async function run(dialect: string): Promise<void> {
     await app.close();
   } finally {
     await ctx.close();
-    rmSync(dir, { recursive: true, force: true });
-    if (admin) {
-      await admin.query(`drop schema if exists ${schema} cascade`);
-      await admin.end();
-    }
+    await database.drop();
   }
 }
 
 console.log(`bench/console: ${N.toLocaleString('en')} messages, ${M.toLocaleString('en')} inbound, ${RUNS} runs per page, ceiling p95 < ${CEILING_MS} ms`);
-for (const d of DBS) await run(d.trim());
+for (const d of benchDialects()) await run(d);
 process.exit(0);

@@ -7,14 +7,13 @@
 // The sink (smtp-server) runs in a child process; the service's worker runs in this process with the
 // production settings (MAILROOM_DELIVERY_CONCURRENCY 64, domain concurrency 16, SQLite synchronous=FULL).
 import { fork } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { generateKeyPairSync } from 'node:crypto';
+import { loadavg } from 'node:os';
 import nodemailer from 'nodemailer';
 import pg from 'pg';
 import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { loadConfig } from '../src/config.js';
+import { BENCH_PG_URL, benchDatabase } from './bench-db.js';
 import { createContext, type AppContext } from '../src/context.js';
 import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { registerDelivery } from '../src/domain/delivery/register.js';
@@ -23,7 +22,7 @@ import { acceptMessages } from '../src/domain/accepting/accept.js';
 import { runPostfix } from './postfix.js';
 
 const N = Number(process.env.BENCH_MESSAGES ?? 5000);
-const PG_URL = process.env.MAILROOM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PG_URL = BENCH_PG_URL;
 const FROM = 'sender@bench.example';
 const SECRET = 'bench-secret-key-bench-secret-key-0123456789';
 const DOMAINS = 100;
@@ -62,23 +61,16 @@ const message = (i: number) => ({
 
 // --- mailroom --------------------------------------------------------------------------------------------
 async function setup(dialect: 'sqlite' | 'postgres'): Promise<{ ctx: AppContext; cleanup(): Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'mailroom-bench-deliver-'));
-  let schema: string | undefined;
-  if (dialect === 'postgres') {
-    schema = `bench_${randomBytes(4).toString('hex')}`;
-    const c = new pg.Client({ connectionString: PG_URL });
-    await c.connect();
-    await c.query(`CREATE SCHEMA ${schema}`);
-    await c.end();
-  }
+  const database = await benchDatabase(dialect, 'deliver', { poolSize: 20 });
+  if (!database) throw new Error('PostgreSQL is not reachable');
   const config = loadConfig({
-    MAILROOM_DATABASE_URL: dialect === 'postgres' ? PG_URL : join(dir, 'mailroom.db'),
+    MAILROOM_DATABASE_URL: database.url,
     MAILROOM_LOG_LEVEL: 'warn',
     MAILROOM_SERVER_TOKEN: 'bench-server-token-000000000000001',
     MAILROOM_ACCOUNT_TOKEN: 'bench-account-token-00000000000001',
     MAILROOM_SMTP_RELAY: `smtp://127.0.0.1:${sinkPort}`,
   });
-  const ctx = createContext(config, { secretKey: SECRET, dbOptions: schema ? { schema, poolSize: 20 } : {} });
+  const ctx = createContext(config, { secretKey: SECRET, dbOptions: database.dbOptions });
   await migrateToLatest(ctx.database);
   await bootstrap(ctx.database, config, Date.now());
   const account = await ctx.db.selectFrom('accounts').select('id').executeTakeFirstOrThrow();
@@ -96,13 +88,7 @@ async function setup(dialect: 'sqlite' | 'postgres'): Promise<{ ctx: AppContext;
     ctx,
     async cleanup() {
       await ctx.close();
-      rmSync(dir, { recursive: true, force: true });
-      if (schema) {
-        const c = new pg.Client({ connectionString: PG_URL });
-        await c.connect();
-        await c.query(`DROP SCHEMA ${schema} CASCADE`);
-        await c.end();
-      }
+      await database.drop();
     },
   };
 }

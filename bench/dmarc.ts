@@ -6,16 +6,13 @@
 // sending the same mail to a bare SMTP sink in a child process: the transfer ceiling), and the parse-only
 // ceiling (gunzip + XML + records, no database). The service runs in this process with production settings.
 import { fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { execSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import nodemailer from 'nodemailer';
 import pg from 'pg';
 import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { loadConfig } from '../src/config.js';
+import { BENCH_PG_URL, benchDatabase } from './bench-db.js';
 import { createContext } from '../src/context.js';
 import { reportXml } from '../src/domain/dmarc/archive.js';
 import { domainReportAddress } from '../src/domain/dmarc/report-address.js';
@@ -27,7 +24,7 @@ import { reportMail } from '../test/domain/dmarc/helpers.js';
 
 const REPORTS = Number(process.env.BENCH_REPORTS ?? 6);
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 10_000);
-const PG_URL = process.env.MAILROOM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PG_URL = BENCH_PG_URL;
 const SECRET = 'bench-secret-key-bench-secret-key-0123456789';
 
 const files = Array.from({ length: REPORTS + 1 }, (_, i) => {
@@ -48,23 +45,16 @@ async function sendAll(port: number, to: string): Promise<number> {
 }
 
 async function benchMailroom(dialect: 'sqlite' | 'postgres'): Promise<{ seconds: number; cpuMs: number }> {
-  const dir = mkdtempSync(join(tmpdir(), 'mailroom-bench-dmarc-'));
-  let schema: string | undefined;
-  if (dialect === 'postgres') {
-    schema = `bench_${randomBytes(4).toString('hex')}`;
-    const c = new pg.Client({ connectionString: PG_URL });
-    await c.connect();
-    await c.query(`CREATE SCHEMA ${schema}`);
-    await c.end();
-  }
+  const database = await benchDatabase(dialect, 'dmarc', { poolSize: 20 });
+  if (!database) throw new Error('PostgreSQL is not reachable');
   const config = loadConfig({
-    MAILROOM_DATABASE_URL: dialect === 'postgres' ? PG_URL : join(dir, 'mailroom.db'),
+    MAILROOM_DATABASE_URL: database.url,
     MAILROOM_LOG_LEVEL: 'warn',
     MAILROOM_SERVER_TOKEN: 'bench-server-token-000000000000001',
     MAILROOM_ACCOUNT_TOKEN: 'bench-account-token-00000000000001',
     MAILROOM_INBOUND_SMTP_PORT: '0',
   });
-  const ctx = createContext(config, { secretKey: SECRET, dbOptions: schema ? { schema, poolSize: 20 } : {} });
+  const ctx = createContext(config, { secretKey: SECRET, dbOptions: database.dbOptions });
   try {
     await migrateToLatest(ctx.database);
     await bootstrap(ctx.database, config, Date.now());
@@ -80,13 +70,7 @@ async function benchMailroom(dialect: 'sqlite' | 'postgres'): Promise<{ seconds:
     return { seconds, cpuMs: (cpu.user + cpu.system) / 1000 };
   } finally {
     await ctx.close();
-    rmSync(dir, { recursive: true, force: true });
-    if (schema) {
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`);
-      await c.end();
-    }
+    await database.drop();
   }
 }
 

@@ -8,20 +8,18 @@
 // (smtp-server counting messages). The client, the sink and the receiver are child processes; the service
 // runs in this process with production settings (SQLite synchronous=FULL).
 import { fork, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import pg from 'pg';
 import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { loadConfig } from '../src/config.js';
+import { BENCH_PG_URL, benchDatabase } from './bench-db.js';
 import { createContext } from '../src/context.js';
 import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { registerInbound } from '../src/domain/inbound/register.js';
 import { startInboundListener } from '../src/smtp-listeners/inbound-listener.js';
 
 const N = Number(process.env.BENCH_MESSAGES ?? 3000);
-const PG_URL = process.env.MAILROOM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PG_URL = BENCH_PG_URL;
 const SECRET = 'bench-secret-key-bench-secret-key-0123456789';
 
 function child(file: string): { proc: ChildProcess; ask<T>(m: unknown): Promise<T>; first: Promise<any> } {
@@ -58,17 +56,10 @@ async function waitFor(ask: () => Promise<{ count: number }>, n: number, timeout
 }
 
 async function benchMailroom(dialect: 'sqlite' | 'postgres'): Promise<{ rate: number; smtpRate: number; cpuMs: number }> {
-  const dir = mkdtempSync(join(tmpdir(), 'mailroom-bench-inbound-'));
-  let schema: string | undefined;
-  if (dialect === 'postgres') {
-    schema = `bench_${randomBytes(4).toString('hex')}`;
-    const c = new pg.Client({ connectionString: PG_URL });
-    await c.connect();
-    await c.query(`CREATE SCHEMA ${schema}`);
-    await c.end();
-  }
+  const database = await benchDatabase(dialect, 'inbound', { poolSize: 20 });
+  if (!database) throw new Error('PostgreSQL is not reachable');
   const config = loadConfig({
-    MAILROOM_DATABASE_URL: dialect === 'postgres' ? PG_URL : join(dir, 'mailroom.db'),
+    MAILROOM_DATABASE_URL: database.url,
     MAILROOM_LOG_LEVEL: 'warn',
     MAILROOM_SERVER_TOKEN: 'bench-server-token-000000000000001',
     MAILROOM_ACCOUNT_TOKEN: 'bench-account-token-00000000000001',
@@ -78,7 +69,7 @@ async function benchMailroom(dialect: 'sqlite' | 'postgres'): Promise<{ rate: nu
     MAILROOM_DNS_SERVERS: dnsAddress,
     MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true',
   });
-  const ctx = createContext(config, { secretKey: SECRET, dbOptions: schema ? { schema, poolSize: 20 } : {} });
+  const ctx = createContext(config, { secretKey: SECRET, dbOptions: database.dbOptions });
   try {
     await migrateToLatest(ctx.database);
     await bootstrap(ctx.database, config, Date.now());
@@ -109,13 +100,7 @@ async function benchMailroom(dialect: 'sqlite' | 'postgres'): Promise<{ rate: nu
     return { rate: N / seconds, smtpRate: N / r.seconds, cpuMs: (cpu.user + cpu.system) / 1000 / N };
   } finally {
     await ctx.close();
-    rmSync(dir, { recursive: true, force: true });
-    if (schema) {
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`);
-      await c.end();
-    }
+    await database.drop();
   }
 }
 

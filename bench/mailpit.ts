@@ -7,15 +7,11 @@
 // fourth a Cc), made a Sandbox server's, a third of it read. Requests go through the whole stack in-process
 // (app.inject: routing, Basic auth and token lookup, the queries, the mapping, serialization).
 import { execSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { loadConfig } from '../src/config.js';
+import { type BenchDialect, benchDatabase, benchDialects } from './bench-db.js';
 import { createContext } from '../src/context.js';
 import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { buildApp } from '../src/http/app.js';
@@ -24,8 +20,6 @@ import { benchMessageId, loadSql, STEP, T0 } from './search-data.js';
 
 const N = Number(process.env.BENCH_MESSAGES ?? 100_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
-const DBS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',');
-const PG_URL = process.env.MAILROOM_BENCH_PG_URL ?? process.env.MAILROOM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const TOKEN = 'bench-server-token-000000000000001';
 const AUTH = `Basic ${Buffer.from(`bench:${TOKEN}`).toString('base64')}`;
 
@@ -63,17 +57,11 @@ async function timed(run: () => Promise<{ statusCode: number; body: string }>, n
 const line = (name: string, t: number[], floor: number) =>
   console.log(`  ${name.padEnd(32)} p50 ${pct(t, 50).toFixed(1).padStart(7)} ms   p95 ${pct(t, 95).toFixed(1).padStart(7)} ms   (${(pct(t, 95) / floor).toFixed(0).padStart(4)} x the bare route)`);
 
-async function run(dialect: string): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'mailroom-bench-mailpit-'));
-  const schema = `bench_mailpit_${randomBytes(4).toString('hex')}`;
-  const admin = dialect === 'postgres' ? new pg.Client({ connectionString: PG_URL }) : null;
-  if (admin) {
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    process.once('SIGINT', () => void admin.query(`drop schema if exists ${schema} cascade`).finally(() => process.exit(130)));
-  }
-  const config = loadConfig({ MAILROOM_DATABASE_URL: admin ? PG_URL : join(dir, 'mailroom.db'), MAILROOM_LOG_LEVEL: 'silent', MAILROOM_SERVER_TOKEN: TOKEN });
-  const ctx = createContext(config, { dbOptions: admin ? { schema, poolSize: 4 } : {}, secretKey: 'bench-secret-key-bench-secret-key-0123456789' });
+async function run(dialect: BenchDialect): Promise<void> {
+  const database = await benchDatabase(dialect, 'mailpit', { poolSize: 4 });
+  if (!database) throw new Error('PostgreSQL is not reachable');
+  const config = loadConfig({ MAILROOM_DATABASE_URL: database.url, MAILROOM_LOG_LEVEL: 'silent', MAILROOM_SERVER_TOKEN: TOKEN });
+  const ctx = createContext(config, { dbOptions: database.dbOptions, secretKey: 'bench-secret-key-bench-secret-key-0123456789' });
   try {
     await migrateToLatest(ctx.database);
     await bootstrap(ctx.database, config, Date.now());
@@ -86,7 +74,7 @@ async function run(dialect: string): Promise<void> {
     await ctx.db.updateTable('servers').set({ delivery_type: 'Sandbox' }).where('id', '=', server!.id).execute();
     await ctx.db.updateTable('messages').set({ sandbox: 1 }).where('server_id', '=', server!.id).execute();
     await sql`insert into mailpit_state (message_id, server_id, read) select id, server_id, 1 from messages where server_id = ${server!.id} and received_at % ${sql.lit(3 * STEP)} = 0`.execute(ctx.db);
-    if (admin) await sql`vacuum analyze messages, message_recipients, mailpit_state`.execute(ctx.db);
+    if (dialect === 'postgres') await sql`vacuum analyze messages, message_recipients, mailpit_state`.execute(ctx.db);
     const total = await ctx.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('server_id', '=', server!.id).executeTakeFirstOrThrow();
     console.log(`\n${dialect}: ${N.toLocaleString('en')} messages loaded, ${Number(total.n).toLocaleString('en')} in the Sandbox server, in ${((Date.now() - t) / 1000).toFixed(1)} s; load ${execSync('uptime').toString().trim().replace(/^.*load average/, 'load average')}`);
 
@@ -107,14 +95,10 @@ async function run(dialect: string): Promise<void> {
     console.log(`  load after: ${execSync('uptime').toString().trim().replace(/^.*load average/, 'load average')}`);
   } finally {
     await ctx.close();
-    rmSync(dir, { recursive: true, force: true });
-    if (admin) {
-      await admin.query(`drop schema if exists ${schema} cascade`);
-      await admin.end();
-    }
+    await database.drop();
   }
 }
 
 console.log(`bench/mailpit: ${N.toLocaleString('en')} messages, ${RUNS} runs per request`);
-for (const d of DBS) await run(d.trim());
+for (const d of benchDialects()) await run(d);
 process.exit(0);
