@@ -81,3 +81,16 @@ export async function seedSender(ctx: AppContext, config: Config, from: string):
   const domain = await ctx.db.insertInto('domains').values({ account_id: account.id, name: from.split('@')[1], created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
   await ctx.db.insertInto('sender_signatures').values({ account_id: account.id, domain_id: domain.id, email: from, name: 'Bench', confirmed: 1, created_at: Date.now() }).execute();
 }
+
+/** Whether the benchmarks' PostgreSQL answers (within 3 s); a benchmark prints its PostgreSQL row as skipped if not. */
+export async function pgReachable(): Promise<boolean> {
+  const c = new pg.Client({ connectionString: BENCH_PG_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await c.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}

@@ -10,10 +10,9 @@ import { fork } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { loadavg } from 'node:os';
 import nodemailer from 'nodemailer';
-import pg from 'pg';
 import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { loadConfig } from '../src/config.js';
-import { BENCH_PG_URL, benchDatabase } from './bench-db.js';
+import { benchDatabase, pgReachable } from './bench-db.js';
 import { createContext, type AppContext } from '../src/context.js';
 import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { registerDelivery } from '../src/domain/delivery/register.js';
@@ -22,7 +21,6 @@ import { acceptMessages } from '../src/domain/accepting/accept.js';
 import { runPostfix } from './postfix.js';
 
 const N = Number(process.env.BENCH_MESSAGES ?? 5000);
-const PG_URL = BENCH_PG_URL;
 const FROM = 'sender@bench.example';
 const SECRET = 'bench-secret-key-bench-secret-key-0123456789';
 const DOMAINS = 100;
@@ -181,14 +179,7 @@ if (process.env.BENCH_CEILING !== '0') {
 const show = (r: { rate: number; cpuMs: number; sinkMs: number }) => `${fmt(r.rate)} msg/s  (${r.cpuMs.toFixed(2)} CPU ms/msg in the service, sink ${r.sinkMs.toFixed(2)})`;
 const only = process.env.BENCH_DB ?? 'both';
 if (only !== 'postgres') rows.push(['mailroom, SQLite (accepted -> handed off)', show(await benchMailroom('sqlite'))]);
-let pgOk = only !== 'sqlite';
-try {
-  const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-  await c.connect();
-  await c.end();
-} catch {
-  pgOk = false;
-}
+const pgOk = only !== 'sqlite' && (await pgReachable());
 if (only !== 'sqlite') rows.push(['mailroom, PostgreSQL (accepted -> handed off)', pgOk ? show(await benchMailroom('postgres')) : 'skipped: PostgreSQL not reachable']);
 
 if (process.env.BENCH_POSTFIX !== '0') {

@@ -9,10 +9,9 @@ import { fork } from 'node:child_process';
 import { execSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import nodemailer from 'nodemailer';
-import pg from 'pg';
 import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { loadConfig } from '../src/config.js';
-import { BENCH_PG_URL, benchDatabase } from './bench-db.js';
+import { benchDatabase, pgReachable } from './bench-db.js';
 import { createContext } from '../src/context.js';
 import { reportXml } from '../src/domain/dmarc/archive.js';
 import { domainReportAddress } from '../src/domain/dmarc/report-address.js';
@@ -24,7 +23,6 @@ import { reportMail } from '../test/domain/dmarc/helpers.js';
 
 const REPORTS = Number(process.env.BENCH_REPORTS ?? 6);
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 10_000);
-const PG_URL = BENCH_PG_URL;
 const SECRET = 'bench-secret-key-bench-secret-key-0123456789';
 
 const files = Array.from({ length: REPORTS + 1 }, (_, i) => {
@@ -93,14 +91,7 @@ const show = (r: { seconds: number; cpuMs: number }) => `${fmt(records / r.secon
 const only = process.env.BENCH_DB ?? 'both';
 if (only !== 'postgres') rows.push(['mailroom, SQLite (SMTP in -> records committed)', show(await benchMailroom('sqlite'))]);
 if (only !== 'sqlite') {
-  let pgOk = true;
-  try {
-    const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-    await c.connect();
-    await c.end();
-  } catch {
-    pgOk = false;
-  }
+  const pgOk = await pgReachable();
   rows.push(['mailroom, PostgreSQL (SMTP in -> records committed)', pgOk ? show(await benchMailroom('postgres')) : 'skipped: PostgreSQL not reachable']);
 }
 for (const [k, v] of rows) console.log(`${k.padEnd(52)} ${v}`);

@@ -9,17 +9,15 @@
 // runs in this process with production settings (SQLite synchronous=FULL).
 import { fork, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
-import pg from 'pg';
 import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { loadConfig } from '../src/config.js';
-import { BENCH_PG_URL, benchDatabase } from './bench-db.js';
+import { benchDatabase, pgReachable } from './bench-db.js';
 import { createContext } from '../src/context.js';
 import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { registerInbound } from '../src/domain/inbound/register.js';
 import { startInboundListener } from '../src/smtp-listeners/inbound-listener.js';
 
 const N = Number(process.env.BENCH_MESSAGES ?? 3000);
-const PG_URL = BENCH_PG_URL;
 const SECRET = 'bench-secret-key-bench-secret-key-0123456789';
 
 function child(file: string): { proc: ChildProcess; ask<T>(m: unknown): Promise<T>; first: Promise<any> } {
@@ -120,14 +118,7 @@ const show = (r: { rate: number; smtpRate: number; cpuMs: number }) =>
 const only = process.env.BENCH_DB ?? 'both';
 if (only !== 'postgres') rows.push(['mailroom, SQLite (SMTP in -> JSON at receiver)', show(await benchMailroom('sqlite'))]);
 if (only !== 'sqlite') {
-  let pgOk = true;
-  try {
-    const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-    await c.connect();
-    await c.end();
-  } catch {
-    pgOk = false;
-  }
+  const pgOk = await pgReachable();
   rows.push(['mailroom, PostgreSQL (SMTP in -> JSON at receiver)', pgOk ? show(await benchMailroom('postgres')) : 'skipped: PostgreSQL not reachable']);
 }
 
