@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { recordBounce } from '../../../src/domain/bounces/record-bounce.js';
@@ -12,7 +11,7 @@ import { startService, type TestService } from '../../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../../helpers/smtp-sink.js';
 import { waitFor } from '../../helpers/wait.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
-import { launchBrowser, type Browser } from './browser.js';
+import { launchBrowser, type Browser, screenshots } from './browser.js';
 import { ADMIN, addUsers, VIEWER } from './helpers.js';
 
 const FROM = 'shop@acme.example';
@@ -62,17 +61,7 @@ describe('console in Chromium', () => {
   };
   const at = (path: string) => `${s.url}/console/s/${s.serverId}${path}`;
   const shot = async (name: string) => {
-    if (!SHOTS) return;
-    mkdirSync(SHOTS, { recursive: true });
-    for (const [label, width] of [['wide', 1280], ['narrow', 390]] as const) {
-      await page.setViewportSize({ width, height: 900 });
-      // The whole page in the viewport: Chromium does not paint frames (previews) scrolled out of view.
-      const height = await page.evaluate<number>('document.documentElement.scrollHeight');
-      await page.setViewportSize({ width, height: Math.max(900, height) });
-      await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
-      await page.screenshot({ path: `${SHOTS}/${name}-${label}.png`, fullPage: true });
-    }
-    await page.setViewportSize({ width: 1280, height: 900 });
+    if (SHOTS) await screenshots(page, SHOTS, name);
   };
   const send = async (body: Record<string, unknown>) => {
     const r = await s.request('POST', '/email', { body: { From: FROM, To: 'jane@dest.example', ...body } });

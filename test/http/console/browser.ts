@@ -1,6 +1,6 @@
 // Debian's Chromium driven by playwright-core for the console's browser tests: a fresh profile per run,
 // nothing from the network (the flags turn off every background request), errors of pages collected.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -41,4 +41,21 @@ export async function launchBrowser(): Promise<Browser> {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * `<dir>/<name>-wide.png` (1280 px) and `-narrow.png` (390 px), each the whole page: the viewport is made as
+ * tall as the page first, since Chromium does not paint frames (previews) scrolled out of view. The page is
+ * left at 1280 x 900.
+ */
+export async function screenshots(page: Page, dir: string, name: string): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  for (const [label, width] of [['wide', 1280], ['narrow', 390]] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    const height = await page.evaluate<number>('document.documentElement.scrollHeight');
+    await page.setViewportSize({ width, height: Math.max(900, height) });
+    await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+    await page.screenshot({ path: `${dir}/${name}-${label}.png`, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
 }

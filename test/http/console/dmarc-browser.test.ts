@@ -3,14 +3,13 @@
 // reporter's hostile org name and report id shown as text, never run. Screenshots (narrow and wide) into
 // MAILROOM_CONSOLE_SCREENSHOTS when set.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { takeInDmarc } from '../../../src/domain/dmarc/store.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { reportXmlOf } from '../../domain/dmarc/reports.js';
 import { xmlBodyMail } from '../../domain/dmarc/helpers.js';
-import { launchBrowser, type Browser } from './browser.js';
+import { launchBrowser, type Browser, screenshots } from './browser.js';
 import { ADMIN, addUsers } from './helpers.js';
 
 const SHOTS = process.env.MAILROOM_CONSOLE_SCREENSHOTS;
@@ -54,16 +53,7 @@ describe('console: DMARC page in Chromium', () => {
   });
 
   const shot = async (name: string) => {
-    if (!SHOTS) return;
-    mkdirSync(SHOTS, { recursive: true });
-    for (const [label, width] of [['wide', 1280], ['narrow', 390]] as const) {
-      await page.setViewportSize({ width, height: 900 });
-      const height = await page.evaluate<number>('document.documentElement.scrollHeight');
-      await page.setViewportSize({ width, height: Math.max(900, height) });
-      await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
-      await page.screenshot({ path: `${SHOTS}/${name}-${label}.png`, fullPage: true });
-    }
-    await page.setViewportSize({ width: 1280, height: 900 });
+    if (SHOTS) await screenshots(page, SHOTS, name);
   };
 
   it('links the page from the domain, draws the chart, marks own sources and keeps reporter values inert', async () => {

@@ -4,13 +4,12 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { spamdInstalled, startSpamd, type Spamd } from '../../helpers/spamd.js';
-import { launchBrowser, type Browser } from './browser.js';
+import { launchBrowser, type Browser, screenshots } from './browser.js';
 import { ADMIN, addUsers, ConsoleClient, VIEWER } from './helpers.js';
 
 const FROM = 'news@acme.example';
@@ -64,16 +63,7 @@ describe('console message checks in Chromium', () => {
 
   const messageUrl = () => `${s.url}/console/s/${s.serverId}/messages/${id}`;
   const shot = async (name: string) => {
-    if (!SHOTS) return;
-    mkdirSync(SHOTS, { recursive: true });
-    for (const [label, width] of [['wide', 1280], ['narrow', 390]] as const) {
-      await page.setViewportSize({ width, height: 900 });
-      const height = await page.evaluate<number>('document.documentElement.scrollHeight');
-      await page.setViewportSize({ width, height: Math.max(900, height) });
-      await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
-      await page.screenshot({ path: `${SHOTS}/${name}-${label}.png`, fullPage: true });
-    }
-    await page.setViewportSize({ width: 1280, height: 900 });
+    if (SHOTS) await screenshots(page, SHOTS, name);
   };
 
   it('a viewer opens the HTML check: the features with limited support, by client family', async () => {
