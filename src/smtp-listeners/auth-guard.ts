@@ -7,7 +7,7 @@
 import type { SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../domain/app-context.js';
 import { recentAuthFailures, recordAuthFailure } from '../domain/submission/auth-failures.js';
-import { clientKey } from './client-slots.js';
+import { clientKey } from './client-key.js';
 import type { SmtpReply } from './submission-replies.js';
 
 export const MAX_FAILURES_PER_CONNECTION = 3;
