@@ -7,10 +7,13 @@
 // Each refusal is 421 4.7.0 with the reason (RFC 5321 3.8: the server may close with 421 at any time;
 // RFC 3463 X.7.0: a policy reason). The decision on a message whose data is in is never cut off: the client
 // would retry a message that may have been accepted.
-// On an implicit-TLS port (RFC 8314 3.3) the session, and so onConnect, begins only after the handshake, and
-// smtp-server keeps up to maxClients connections waiting for theirs for its socket timeout: a connection still
-// in its handshake counts against its client's slots too, and one over them is closed at once (nothing can be
-// said before TLS), so that one address cannot hold every pending place of the port.
+// A connection counts from its accept, not from onConnect: smtp-server begins a session (and calls onConnect)
+// 100 ms after a plain connection opens, and on an implicit-TLS port (RFC 8314 3.3) only after the handshake,
+// for which it keeps up to maxClients connections waiting its socket timeout. Counted from onConnect, one
+// address reconnecting as fast as it can filled the global maxClients with connections not yet refused (others
+// met smtp-server's "421 Too many connected clients"), and one opening 500 connections without starting TLS
+// held every pending place of the TLS port. A connection over its client's share is refused at its accept,
+// before smtp-server sees it: 421 on a plain port, closed at once on a TLS port (nothing can be said before TLS).
 import type { Socket } from 'node:net';
 import type { SMTPServer, SMTPServerOptions, SMTPServerSession } from 'smtp-server';
 import type { SmtpSlotLimits } from '../infra/config-types.js';
@@ -47,11 +50,11 @@ const refusal = (text: string) => Object.assign(new Error(`4.7.0 ${text}`), { re
 export class ClientSlots {
   private readonly slots = new Map<SMTPServerSession, Slot>();
   private readonly perClient = new Map<string, number>();
-  /** Connections of implicit-TLS ports still in their handshake, by `client|port` (a /64 may repeat a port):
-   * what ends each one's count. */
-  private readonly handshakes = new Map<string, Array<() => void>>();
+  /** Connections accepted whose session has not begun, by `client|port` (a /64 may repeat a port): what ends
+   * each one's count. */
+  private readonly pending = new Map<string, Array<() => void>>();
   /** How many per client. */
-  private readonly handshakesPerClient = new Map<string, number>();
+  private readonly pendingPerClient = new Map<string, number>();
   private readonly servers = new Set<SMTPServer>();
   private timer: NodeJS.Timeout | null = null;
 
@@ -114,8 +117,7 @@ export class ClientSlots {
 
   /** Checks the connections of `server` against their deadlines until it closes. */
   attach(server: SMTPServer): void {
-    const { secure, needsUpgrade, secured } = server.options;
-    if (secure && !needsUpgrade && !secured) this.countHandshakes(server);
+    this.countFromAccept(server);
     this.servers.add(server);
     server.server.once('close', () => {
       this.servers.delete(server);
@@ -134,46 +136,52 @@ export class ClientSlots {
    * Puts a slot check in front of smtp-server's handler of new TCP connections (the net.Server's 'connection'
    * listener): a connection is counted from its accept until its session begins (admit) or it closes.
    */
-  private countHandshakes(server: SMTPServer): void {
+  private countFromAccept(server: SMTPServer): void {
+    const { secure, needsUpgrade, secured } = server.options;
+    const handshake = Boolean(secure && !needsUpgrade && !secured);
     const net = server.server;
     const accept = net.listeners('connection') as Array<(socket: Socket) => void>;
     net.removeAllListeners('connection');
     net.on('connection', (socket: Socket) => {
       const client = clientKey(socket.remoteAddress);
       if (this.inUse(client) >= this.limits.maxPerClient) {
-        this.log.info({ event: 'smtp-slot', client, reason: 'per-client' }, 'connection refused before its TLS handshake: too many from one client');
+        this.log.info({ event: 'smtp-slot', client, reason: 'per-client' }, 'connection refused at accept: too many from one client');
         socket.on('error', () => {});
-        socket.destroy();
+        if (handshake) socket.destroy();
+        else socket.end(`421 4.7.0 ${this.tooMany()}\r\n`, () => socket.destroy());
         return;
       }
       const id = `${client}|${socket.remotePort}`;
       const end = () => {
-        const list = this.handshakes.get(id)?.filter((e) => e !== end) ?? [];
-        if (list.length) this.handshakes.set(id, list);
-        else this.handshakes.delete(id);
-        bump(this.handshakesPerClient, client, -1);
+        const list = this.pending.get(id)?.filter((e) => e !== end) ?? [];
+        if (list.length) this.pending.set(id, list);
+        else this.pending.delete(id);
+        bump(this.pendingPerClient, client, -1);
         socket.off('close', end);
       };
-      this.handshakes.set(id, [...(this.handshakes.get(id) ?? []), end]);
-      bump(this.handshakesPerClient, client, 1);
+      this.pending.set(id, [...(this.pending.get(id) ?? []), end]);
+      bump(this.pendingPerClient, client, 1);
       socket.once('close', end);
       for (const a of accept) a.call(net, socket);
     });
   }
 
-  /** Connections `client` holds: sessions, and handshakes on implicit-TLS ports. */
+  private tooMany(): string {
+    return `Too many connections from your address (at most ${this.limits.maxPerClient} at once); close one and try again later`;
+  }
+
+  /** Connections `client` holds: sessions, and connections whose session has not begun. */
   private inUse(client: string): number {
-    return (this.perClient.get(client) ?? 0) + (this.handshakesPerClient.get(client) ?? 0);
+    return (this.perClient.get(client) ?? 0) + (this.pendingPerClient.get(client) ?? 0);
   }
 
   private admit(session: SMTPServerSession): Error | null {
     const client = clientKey(session.remoteAddress);
-    // A session of an implicit-TLS port: its handshake's count ends, the session's begins.
-    this.handshakes.get(`${client}|${session.remotePort}`)?.[0]?.();
-    const open = this.perClient.get(client) ?? 0;
-    if (open + (this.handshakesPerClient.get(client) ?? 0) >= this.limits.maxPerClient) {
+    // The connection's count from its accept ends, the session's begins.
+    this.pending.get(`${client}|${session.remotePort}`)?.[0]?.();
+    if (this.inUse(client) >= this.limits.maxPerClient) {
       this.log.info({ event: 'smtp-slot', client, reason: 'per-client' }, 'connection refused: too many from one client');
-      return refusal(`Too many connections from your address (at most ${this.limits.maxPerClient} at once); close one and try again later`);
+      return refusal(this.tooMany());
     }
     const now = this.clock.now();
     bump(this.perClient, client, 1);

@@ -42,6 +42,39 @@ describe('inbound SMTP listener: connection slots', () => {
     }
   });
 
+  it('one address reconnecting as fast as it can does not fill the listener for another sender', async () => {
+    // smtp-server greets (and calls onConnect) 100 ms after a connection opens: counted only from then, 200
+    // reconnecting loops kept more than the listener's 50 connections not yet refused, and another sender met
+    // "421 Too many connected clients" most of the time.
+    let stop = false;
+    let opened = 0;
+    const loop = async () => {
+      while (!stop) {
+        await new Promise<void>((resolve) => {
+          const c = tcpConnect({ port, host: '127.0.0.1', localAddress: '127.0.0.12' });
+          opened++;
+          c.on('error', () => resolve());
+          c.on('close', () => resolve());
+          c.on('data', () => c.destroy());
+        });
+      }
+    };
+    const loops = Array.from({ length: 200 }, loop);
+    try {
+      await waitFor(() => opened >= 2000, { what: 'the flood under way' });
+      const greetings: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        const o = await RawSmtp.open(port, '127.0.0.13');
+        greetings.push(o.greeting);
+        o.c.close();
+      }
+      for (const g of greetings) assert.match(g, /^220 /, greetings.join('\n'));
+    } finally {
+      stop = true;
+      await Promise.all(loops);
+    }
+  });
+
   it('NOOP does not hold a connection: without progress it is closed after the idle limit', async () => {
     const { c } = await RawSmtp.open(port, '127.0.0.3');
     assert.match(await c.cmd('EHLO mta.example'), /^250/);
