@@ -7,11 +7,19 @@
 // Each refusal is 421 4.7.0 with the reason (RFC 5321 3.8: the server may close with 421 at any time;
 // RFC 3463 X.7.0: a policy reason). The decision on a message whose data is in is never cut off: the client
 // would retry a message that may have been accepted.
-import { isIPv4, isIPv6 } from 'node:net';
+// A connection counts from its accept, not from onConnect: smtp-server begins a session (and calls onConnect)
+// 100 ms after a plain connection opens, and on an implicit-TLS port (RFC 8314 3.3) only after the handshake,
+// for which it keeps up to maxClients connections waiting its socket timeout. Counted from onConnect, one
+// address reconnecting as fast as it can filled the global maxClients with connections not yet refused (others
+// met smtp-server's "421 Too many connected clients"), and one opening 500 connections without starting TLS
+// held every pending place of the TLS port. A connection over its client's share is refused at its accept,
+// before smtp-server sees it: 421 on a plain port, closed at once on a TLS port (nothing can be said before TLS).
+import type { Socket } from 'node:net';
 import type { SMTPServer, SMTPServerOptions, SMTPServerSession } from 'smtp-server';
 import type { SmtpSlotLimits } from '../infra/config-types.js';
 import type { Clock } from '../infra/clock.js';
 import type { Logger } from '../infra/logger.js';
+import { clientKey } from './client-key.js';
 
 /** How often open connections are checked against their deadlines; a deadline is kept to within this. */
 const SWEEP_MS = 1000;
@@ -29,19 +37,11 @@ interface Slot {
 
 type Done = (err?: Error | null) => void;
 
-/** The address a limit counts: IPv4 as is, IPv6 by its /64 (RFC 4291 2.5.4: the interface identifier is
- * chosen by the host, so one machine can take any number of addresses of its /64). */
-export function clientKey(address: string | undefined): string {
-  const a = (address ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '').replace(/%.*$/, '');
-  if (isIPv4(a) || !isIPv6(a)) return a || 'unknown';
-  const [head, tail = ''] = a.split('::');
-  const part = (s: string) => (s ? s.split(':') : []);
-  const h = part(head);
-  const t = part(tail);
-  // An embedded IPv4 tail takes two groups; it is in the interface identifier either way.
-  const tLen = t.length + (t.length && t[t.length - 1].includes('.') ? 1 : 0);
-  const groups = a.includes('::') ? [...h, ...Array<string>(Math.max(0, 8 - h.length - tLen)).fill('0'), ...t] : h;
-  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+/** Adds `by` to a count, dropping it at zero. */
+function bump(counts: Map<string, number>, key: string, by: number): void {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
 }
 
 const seconds = (ms: number) => `${Math.round(ms / 1000)} seconds`;
@@ -50,6 +50,11 @@ const refusal = (text: string) => Object.assign(new Error(`4.7.0 ${text}`), { re
 export class ClientSlots {
   private readonly slots = new Map<SMTPServerSession, Slot>();
   private readonly perClient = new Map<string, number>();
+  /** Connections accepted whose session has not begun, by `client|port` (a /64 may repeat a port): what ends
+   * each one's count. */
+  private readonly pending = new Map<string, Array<() => void>>();
+  /** How many per client. */
+  private readonly pendingPerClient = new Map<string, number>();
   private readonly servers = new Set<SMTPServer>();
   private timer: NodeJS.Timeout | null = null;
 
@@ -112,6 +117,7 @@ export class ClientSlots {
 
   /** Checks the connections of `server` against their deadlines until it closes. */
   attach(server: SMTPServer): void {
+    this.countFromAccept(server);
     this.servers.add(server);
     server.server.once('close', () => {
       this.servers.delete(server);
@@ -126,15 +132,59 @@ export class ClientSlots {
     }
   }
 
+  /**
+   * Puts a slot check in front of smtp-server's handler of new TCP connections (the net.Server's 'connection'
+   * listener): a connection is counted from its accept until its session begins (admit) or it closes.
+   */
+  private countFromAccept(server: SMTPServer): void {
+    const { secure, needsUpgrade, secured } = server.options;
+    const handshake = Boolean(secure && !needsUpgrade && !secured);
+    const net = server.server;
+    const accept = net.listeners('connection') as Array<(socket: Socket) => void>;
+    net.removeAllListeners('connection');
+    net.on('connection', (socket: Socket) => {
+      const client = clientKey(socket.remoteAddress);
+      if (this.inUse(client) >= this.limits.maxPerClient) {
+        this.log.info({ event: 'smtp-slot', client, reason: 'per-client' }, 'connection refused at accept: too many from one client');
+        socket.on('error', () => {});
+        if (handshake) socket.destroy();
+        else socket.end(`421 4.7.0 ${this.tooMany()}\r\n`, () => socket.destroy());
+        return;
+      }
+      const id = `${client}|${socket.remotePort}`;
+      const end = () => {
+        const list = this.pending.get(id)?.filter((e) => e !== end) ?? [];
+        if (list.length) this.pending.set(id, list);
+        else this.pending.delete(id);
+        bump(this.pendingPerClient, client, -1);
+        socket.off('close', end);
+      };
+      this.pending.set(id, [...(this.pending.get(id) ?? []), end]);
+      bump(this.pendingPerClient, client, 1);
+      socket.once('close', end);
+      for (const a of accept) a.call(net, socket);
+    });
+  }
+
+  private tooMany(): string {
+    return `Too many connections from your address (at most ${this.limits.maxPerClient} at once); close one and try again later`;
+  }
+
+  /** Connections `client` holds: sessions, and connections whose session has not begun. */
+  private inUse(client: string): number {
+    return (this.perClient.get(client) ?? 0) + (this.pendingPerClient.get(client) ?? 0);
+  }
+
   private admit(session: SMTPServerSession): Error | null {
     const client = clientKey(session.remoteAddress);
-    const open = this.perClient.get(client) ?? 0;
-    if (open >= this.limits.maxPerClient) {
+    // The connection's count from its accept ends, the session's begins.
+    this.pending.get(`${client}|${session.remotePort}`)?.[0]?.();
+    if (this.inUse(client) >= this.limits.maxPerClient) {
       this.log.info({ event: 'smtp-slot', client, reason: 'per-client' }, 'connection refused: too many from one client');
-      return refusal(`Too many connections from your address (at most ${this.limits.maxPerClient} at once); close one and try again later`);
+      return refusal(this.tooMany());
     }
     const now = this.clock.now();
-    this.perClient.set(client, open + 1);
+    bump(this.perClient, client, 1);
     this.slots.set(session, { client, openedAt: now, progressAt: now, authenticated: false, inData: false, deciding: false });
     return null;
   }
@@ -143,9 +193,7 @@ export class ClientSlots {
     const slot = this.slots.get(session);
     if (!slot) return;
     this.slots.delete(session);
-    const open = (this.perClient.get(slot.client) ?? 1) - 1;
-    if (open > 0) this.perClient.set(slot.client, open);
-    else this.perClient.delete(slot.client);
+    bump(this.perClient, slot.client, -1);
   }
 
   private progress(session: SMTPServerSession): void {

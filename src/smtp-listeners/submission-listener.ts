@@ -17,7 +17,7 @@ import { TokenResolver } from '../domain/tokens/token-resolver.js';
 import { AddressError, parseSingleMailbox } from '../infra/mime/address.js';
 import { AuthGuard } from './auth-guard.js';
 import { ClientSlots } from './client-slots.js';
-import { authRefusal, refusalReply, TEMPORARY_FAILURE, type SmtpReply } from './submission-replies.js';
+import { refusalReply, TEMPORARY_FAILURE, type SmtpReply } from './submission-replies.js';
 import { inboundTlsOptions } from './tls-options.js';
 
 /**
@@ -138,12 +138,7 @@ export async function startSubmissionListener(ctx: AppContext, fixed: FixedSende
         return cb(reply({ code: 538, message: '5.7.11 Encryption required: use STARTTLS (or the implicit-TLS port) before AUTH' }));
       }
       // A client address over its failure limit is refused unchecked; failures close the connection (auth-guard.ts).
-      (async (): Promise<SendAuth | SmtpReply> => {
-        const throttled = await guard.refusal(session);
-        if (throttled) return throttled;
-        const r = await authorizeSubmission(ctx, tokens, auth.username ?? '', auth.password ?? '');
-        return r.ok ? r.auth : guard.failed(session, authRefusal(r.reason), r.reason === 'bad-token');
-      })().then(
+      guard.attempt(session, () => authorizeSubmission(ctx, tokens, auth.username ?? '', auth.password ?? '')).then(
         (out) => {
           if ('code' in out) return cb(reply(out));
           auths.set(session, out);

@@ -2,7 +2,7 @@
 // The address a connection limit counts: IPv4 as is, IPv6 by its /64 whatever its written form.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { clientKey } from '../../src/smtp-listeners/client-slots.js';
+import { clientKey } from '../../src/smtp-listeners/client-key.js';
 
 describe('clientKey', () => {
   it('keeps an IPv4 address, also written IPv4-mapped', () => {

@@ -3,10 +3,14 @@
 // on submission a connection that does not authenticate is closed soon. Time is driven with the service's
 // clock; the listeners check their connections every second, so each wait below is bounded by a deadline.
 import assert from 'node:assert/strict';
+import { connect as tcpConnect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { connect as tlsConnect } from 'node:tls';
 import { inboundSmtpPort } from '../../src/smtp-listeners/inbound-listener.js';
+import { startSubmissionListener, type SubmissionListener } from '../../src/smtp-listeners/submission-listener.js';
 import { startService, type TestService } from '../helpers/service.js';
-import { startSubmissionRig, type SubmissionRig } from './helpers.js';
+import { waitFor, withDeadline } from '../helpers/wait.js';
+import { CERT, KEY, startSubmissionRig, type SubmissionRig } from './helpers.js';
 import { authPlain, RawSmtp } from './raw-smtp.js';
 
 /** Opens `n` connections from `from` at once, returning each with its greeting. */
@@ -35,6 +39,39 @@ describe('inbound SMTP listener: connection slots', () => {
       other.c.close();
     } finally {
       for (const h of held) h.c.close();
+    }
+  });
+
+  it('one address reconnecting as fast as it can does not fill the listener for another sender', async () => {
+    // smtp-server greets (and calls onConnect) 100 ms after a connection opens: counted only from then, 200
+    // reconnecting loops kept more than the listener's 50 connections not yet refused, and another sender met
+    // "421 Too many connected clients" most of the time.
+    let stop = false;
+    let opened = 0;
+    const loop = async () => {
+      while (!stop) {
+        await new Promise<void>((resolve) => {
+          const c = tcpConnect({ port, host: '127.0.0.1', localAddress: '127.0.0.12' });
+          opened++;
+          c.on('error', () => resolve());
+          c.on('close', () => resolve());
+          c.on('data', () => c.destroy());
+        });
+      }
+    };
+    const loops = Array.from({ length: 200 }, loop);
+    try {
+      await waitFor(() => opened >= 2000, { what: 'the flood under way' });
+      const greetings: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        const o = await RawSmtp.open(port, '127.0.0.13');
+        greetings.push(o.greeting);
+        o.c.close();
+      }
+      for (const g of greetings) assert.match(g, /^220 /, greetings.join('\n'));
+    } finally {
+      stop = true;
+      await Promise.all(loops);
     }
   });
 
@@ -100,5 +137,81 @@ describe('submission SMTP listener: connection slots', () => {
     assert.match(await authed.cmd('RSET'), /^250/);
     assert.ok(authed.isOpen);
     authed.close();
+  });
+});
+
+describe('submission implicit-TLS port: connections still in their TLS handshake', () => {
+  let r: SubmissionRig;
+  let l: SubmissionListener;
+  before(async () => {
+    r = await startSubmissionRig({ MAILROOM_SUBMISSION_MAX_CLIENT_CONNECTIONS: '3', MAILROOM_SUBMISSION_TLS_CERT: CERT, MAILROOM_SUBMISSION_TLS_KEY: KEY });
+    const submission = { ...r.s.ctx.config.submission, port: null, tlsPort: 0 };
+    l = await startSubmissionListener({ ...r.s.ctx, config: { ...r.s.ctx.config, submission } });
+  });
+  after(async () => {
+    await l.stop();
+    await r.close();
+  });
+
+  /** A TCP connection that never starts its TLS handshake, and whether the server has closed it. */
+  const silent = (from: string) =>
+    new Promise<{ closed: () => boolean; destroy: () => void }>((resolve, reject) => {
+      let closed = false;
+      const socket = tcpConnect({ port: l.tlsPort!, host: '127.0.0.1', localAddress: from }, () => resolve({ closed: () => closed, destroy: () => socket.destroy() }));
+      socket.on('error', () => {});
+      socket.once('close', () => (closed = true));
+      socket.once('error', reject);
+    });
+
+  /** A TLS session from `from`: its greeting ('' when the server closes the connection first), left open. */
+  const session = (from: string) =>
+    withDeadline(
+      new Promise<{ greeting: string; close: () => void }>((resolve) => {
+        let text = '';
+        const socket = tlsConnect({ socket: tcpConnect({ port: l.tlsPort!, host: '127.0.0.1', localAddress: from }), rejectUnauthorized: false });
+        const close = () => socket.destroy();
+        socket.setEncoding('utf8');
+        socket.on('data', (d: string) => {
+          text += d;
+          if (text.includes('\r\n')) resolve({ greeting: text.trimEnd(), close });
+        });
+        socket.on('error', () => {});
+        socket.once('close', () => resolve({ greeting: text.trimEnd(), close }));
+      }),
+      10_000,
+      'a TLS greeting',
+    );
+  const greeting = async (from: string) => {
+    const s = await session(from);
+    s.close();
+    return s.greeting;
+  };
+
+  it('one address opening 600 connections without a handshake holds 3 of them; another client still gets its session', async () => {
+    // smtp-server waits up to 5 minutes for a handshake and keeps at most 500 such connections in all: one
+    // address that holds them all would leave every other client of the port without a session.
+    const held = await Promise.all(Array.from({ length: 600 }, () => silent('127.0.0.6')));
+    try {
+      await waitFor(() => held.filter((h) => !h.closed()).length === 3, { what: 'all but 3 of the silent connections closed' });
+      assert.match(await greeting('127.0.0.7'), /^220 /);
+      // The address itself has no slot left, for a handshake or a session.
+      assert.doesNotMatch(await greeting('127.0.0.6'), /^220 /);
+      assert.equal(held.filter((h) => !h.closed()).length, 3);
+    } finally {
+      for (const h of held) h.destroy();
+    }
+    // Once they are gone, the address is served again.
+    await waitFor(async () => /^220 /.test(await greeting('127.0.0.6')), { what: 'a session for the address again' });
+  });
+
+  it('a session that began with a handshake is counted once', async () => {
+    const open = [await session('127.0.0.8'), await session('127.0.0.8'), await session('127.0.0.8')];
+    try {
+      for (const o of open) assert.match(o.greeting, /^220 /);
+      assert.doesNotMatch(await greeting('127.0.0.8'), /^220 /);
+    } finally {
+      for (const o of open) o.close();
+    }
+    await waitFor(async () => /^220 /.test(await greeting('127.0.0.8')), { what: 'a session for the address again' });
   });
 });

@@ -14,6 +14,7 @@ import { databaseUrlFor, runToEnd } from '../helpers/process.js';
 import { addConfirmedSender } from '../helpers/senders.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { RawSmtp } from './raw-smtp.js';
 
 const FROM = 'app@shop.example';
 
@@ -24,7 +25,9 @@ describe('development SMTP listener', () => {
   let sandboxToken: string;
   before(async () => {
     sink = await startSmtpSink();
-    s = await startService({ env: { MAILROOM_SMTP_RELAY: `smtp://127.0.0.1:${sink.port}`, MAILROOM_DEV_SMTP_PORT: '0', MAILROOM_DEV_SMTP_SERVER: 'Dev inbox' } });
+    s = await startService({
+      env: { MAILROOM_SMTP_RELAY: `smtp://127.0.0.1:${sink.port}`, MAILROOM_DEV_SMTP_PORT: '0', MAILROOM_DEV_SMTP_SERVER: 'Dev inbox', MAILROOM_SUBMISSION_MAX_CLIENT_CONNECTIONS: '3' },
+    });
     await addConfirmedSender(s, FROM);
     const created = await s.request('POST', '/servers', { accountToken: s.accountToken, body: { Name: 'Dev inbox', DeliveryType: 'Sandbox' } });
     assert.equal(created.status, 200, created.text);
@@ -43,6 +46,26 @@ describe('development SMTP listener', () => {
     assert.equal(r.status, 200, r.text);
     return r.body.Messages as Array<{ MessageID: string; Subject: string; Recipients: string[]; Sandboxed: boolean }>;
   };
+
+  it('has the submission listener\'s connection slots: a share per client address, and no slot kept by NOOP', async () => {
+    const held = await Promise.all(Array.from({ length: 4 }, () => RawSmtp.open(listener.port!, '127.0.0.9')));
+    try {
+      assert.deepEqual(held.map((h) => h.greeting.slice(0, 4)).sort(), ['220 ', '220 ', '220 ', '421 ']);
+      const other = await RawSmtp.open(listener.port!, '127.0.0.10');
+      assert.match(other.greeting, /^220 /);
+      other.c.close();
+    } finally {
+      for (const h of held) h.c.close();
+    }
+    // No AUTH is expected here, so no time limit to authenticate; the idle limit holds all the same.
+    const { c } = await RawSmtp.open(listener.port!, '127.0.0.11');
+    assert.match(await c.cmd('EHLO app.example'), /^250/);
+    s.clock.advance(290_000);
+    assert.match(await c.cmd('NOOP'), /^250/);
+    s.clock.advance(11_000);
+    assert.match(await c.reply(), /^421 4\.7\.0 No progress for 300 seconds/);
+    await c.serverClosed();
+  });
 
   it('takes mail without AUTH into the Sandbox server, visible with its token, delivered to no one', async () => {
     const t = transport();

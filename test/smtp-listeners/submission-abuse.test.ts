@@ -57,6 +57,34 @@ describe('SMTP submission under abuse', () => {
     c.close();
   });
 
+  it('counts wrong tokens tried side by side: a burst on many connections gets no more guesses than the limit', async () => {
+    // Each AUTH read the count before any of the burst was written: 10 connections at once got 10 guesses
+    // past a limit of 5.
+    const from = '127.0.0.6';
+    const conns = await Promise.all(Array.from({ length: 10 }, () => RawSmtp.open(r.port, from)));
+    try {
+      for (const { c } of conns) assert.match(await c.cmd('EHLO app.example'), /^250/);
+      const replies = await Promise.all(conns.map(({ c }) => c.cmd(authPlain(WRONG, WRONG))));
+      const checked = replies.filter((x) => x.startsWith('535 '));
+      const refused = replies.filter((x) => x.startsWith('421 4.7.0 Too many failed authentications from your address'));
+      assert.equal(checked.length, 5, replies.join('\n'));
+      assert.equal(refused.length, 5, replies.join('\n'));
+    } finally {
+      for (const { c } of conns) c.close();
+    }
+  });
+
+  it('lets a burst of right tokens from one address through, however many connections at once', async () => {
+    const conns = await Promise.all(Array.from({ length: 30 }, () => RawSmtp.open(r.port, '127.0.0.7')));
+    try {
+      for (const { c } of conns) assert.match(await c.cmd('EHLO app.example'), /^250/);
+      const replies = await Promise.all(conns.map(({ c }) => c.cmd(authPlain(r.s.serverToken, r.s.serverToken))));
+      for (const x of replies) assert.match(x, /^235 /);
+    } finally {
+      for (const { c } of conns) c.close();
+    }
+  });
+
   it('refuses a user name and a password that are the tokens of two different servers', async () => {
     const created = await r.s.request('POST', '/servers', { accountToken: r.s.accountToken, body: { Name: 'Second', SmtpApiActivated: true } });
     assert.equal(created.status, 200, created.text);

@@ -76,6 +76,17 @@ describe('address guard: IANA special-purpose ranges', () => {
     for (const i of Object.values(networkInterfaces()).flat()) if (i) assert.equal(isForbiddenAddress(i.address), true, i.address);
   });
 
+  it('refuses every spelling of a loopback URL: decimal, octal, hex, short, IPv4-mapped, -compatible, -translated, NAT64, 6to4', () => {
+    const urls = [
+      'http://2130706433/', 'http://0x7f.1/', 'http://0x7f000001/', 'http://0177.0.0.1/', 'http://017700000001/', 'http://127.1/', 'http://0/',
+      'http://127.0.0.1./', 'http://%31%32%37.0.0.1/', 'http://\uff11\uff12\uff17.0.0.1/', 'http://user:pass@127.0.0.1:8080/x',
+      'http://[::ffff:127.0.0.1]/', 'http://[0:0:0:0:0:ffff:7f00:1]/', 'http://[::127.0.0.1]/', 'http://[::ffff:0:127.0.0.1]/',
+      'http://[64:ff9b::127.0.0.1]/', 'http://[2002:7f00:1::1]/', 'http://[::]/', 'http://[0::1]/',
+    ];
+    for (const url of urls) assert.match(checkTargetUrl(url, false, { credentialsInUrl: true }) ?? '', /a private or reserved address/, url);
+    for (const url of ['http://localhost/', 'http://LOCALHOST./', 'http://hooks.localhost/']) assert.equal(checkTargetUrl(url, false), 'Url points at localhost.', url);
+  });
+
   it('checks a URL literal at save time: documentation ranges and every IPv4 spelling', () => {
     for (const url of ['http://192.0.2.1/', 'https://198.51.100.7:8443/x', 'http://203.0.113.9/', 'http://[2001:db8::1]/', 'http://[3fff::1]/', 'http://3221225985/', 'http://0xc0.0.2.1/', 'http://[::ffff:c000:201]/']) {
       assert.match(checkTargetUrl(url, false) ?? '', /a private or reserved address/, url);
