@@ -17,6 +17,9 @@ import { classifyStatus } from '../../src/domain/bounces/classify.js';
 import { forbiddenExtension } from '../../src/domain/accepting/attachments.js';
 import { parseStsPolicy } from '../../src/domain/delivery/mta-sts/policy.js';
 import { stripReply } from '../../src/domain/inbound/strip-reply.js';
+import { authservIdOf, withoutForgedHeaders } from '../../src/domain/inbound/own-headers.js';
+import { splitPlus } from '../../src/domain/inbound/inbound-address.js';
+import { parseContentType } from '../../src/infra/mime/content-type.js';
 import { parseTemplate } from '../../src/domain/templates/parse.js';
 import { renderTemplate } from '../../src/domain/templates/render.js';
 import { inlineCss } from '../../src/domain/templates/inline-css.js';
@@ -65,6 +68,27 @@ describe('a megabyte of the worst case, through every pattern a sender reaches',
     await linear('header blocks', () => stripReply(mb('From: x\n')));
   });
 
+  it("inbound: the forged verdict headers removed, mailroom's authserv-id read, +tags split", async () => {
+    const rules = { authservId: 'inbound.example', spamScored: true };
+    const header = (lines: string) => Buffer.from(lines + '\r\nbody\r\n');
+    await linear('Authentication-Results claiming mailroom, alternating with others', () => withoutForgedHeaders(header(mb('Authentication-Results: inbound.example; spf=pass\r\nX-Keep: 1\r\n')), rules));
+    await linear('Received-SPF and X-Spam-* fields', () => withoutForgedHeaders(header(mb('Received-SPF: pass\r\nX-Spam-Flag: YES\r\n')), rules));
+    await linear('lines without a colon', () => withoutForgedHeaders(header(mb('Authentication-Results\r\n')), rules));
+    await linear('one field folded a megabyte long', () => withoutForgedHeaders(header('Authentication-Results: ' + mb(' (\r\n')), rules));
+    await linear('nested comments before the authserv-id', () => authservIdOf(mb('(')));
+    await linear('quoted pairs in comments', () => authservIdOf('(' + mb('\\(')));
+    await linear('an unclosed quoted authserv-id', () => authservIdOf('"' + mb('\\"')));
+    await linear('plus signs', () => splitPlus(mb('+')));
+  });
+
+  it('attachment ContentType parameters (accepting, the MIME that mailroom writes)', async () => {
+    await linear('many parameters', () => parseContentType('application/pdf' + mb('; a=b')));
+    await linear('one quoted value of quoted pairs', () => parseContentType('application/pdf; a="' + mb('\\"') + '"'));
+    await linear('an unterminated quoted value', () => parseContentType('application/pdf; a="' + mb('\\')));
+    await linear('blanks between parameters', () => parseContentType('application/pdf;' + mb(' \t', 'a=b')));
+    await linear('a long subtype', () => parseContentType('application/' + mb('x')));
+  });
+
   it('bounces: addresses, plain bounces, report fields, text rules', async () => {
     await linear('a run of local-part characters', () => addressesIn(mb('-', '\u0000-@-.-')));
     await linear('a@a@a@...', () => addressesIn(mb('a@')));
@@ -94,6 +118,14 @@ describe('a megabyte of the worst case, through every pattern a sender reaches',
     await linear('unclosed tags', () => parseTemplate(mb('{{')));
     await linear('six nested loops', () => renderTemplate('{{#each a}}'.repeat(6) + '{{/each}}'.repeat(6), { a: Array.from({ length: 30 }, () => 1) }));
     await linear('style fragments', () => inlineCss('<style>p{color:red}</style>' + mb('<p ')));
+    await linear('rules times elements', () => inlineCss(`<style>${mb('.a,.b{color:red}', '</style>')}` + mb('<p class="a">x</p>')));
+    await linear('a path as deep as the model', () => {
+      let m: Record<string, unknown> = {};
+      const root = m;
+      for (let i = 0; i < 10_000; i++) m = (m.x = {}) as Record<string, unknown>;
+      return renderTemplate('{{#each a}}' + `{{x${'.x'.repeat(9_999)}}}`.repeat(50) + '{{/each}}', { ...root, a: Array.from({ length: 1000 }, () => 1) });
+    });
+    await linear('escaping', () => renderTemplate('{{#each a}}{{x}}{{/each}}', { x: mb('<'), a: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] }));
   });
 
   it('tracking, DKIM, addresses, attachments, MTA-STS', async () => {

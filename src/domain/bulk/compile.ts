@@ -8,7 +8,7 @@ import { prepareMessage } from '../accepting/validate.js';
 import type { AttachmentChecksums } from '../accepting/checksums.js';
 import type { PreparedAttachment, PreparedMessage } from '../accepting/types.js';
 import { ApiError, ErrorCode } from '../errors.js';
-import { parseTemplate, renderNodesToString, TemplateError, type TemplateNode } from '../templates/render.js';
+import { parseTemplate, RenderBudget, renderNodesToString, TemplateError, type TemplateNode } from '../templates/render.js';
 import { loadTemplateForSending, renderStoredTemplate, type RenderedMessage } from '../templates/render-message.js';
 import type { BulkContent, BulkEntry } from './content.js';
 
@@ -26,9 +26,9 @@ function parsed(part: string, source: string | null): TemplateNode[] | null {
   }
 }
 
-function rendered(part: string, nodes: TemplateNode[], model: unknown, html: boolean): string {
+function rendered(part: string, nodes: TemplateNode[], model: unknown, html: boolean, budget: RenderBudget): string {
   try {
-    return renderNodesToString(nodes, model, { html });
+    return renderNodesToString(nodes, model, { html, budget });
   } catch (err) {
     if (err instanceof TemplateError) throw new ApiError(ErrorCode.TemplateInvalidSyntax, `The ${part} could not be rendered: ${err.message}`);
     throw err;
@@ -44,11 +44,15 @@ export async function contentRenderer(db: Kysely<Database>, serverId: number, c:
   const subject = parsed('Subject', c.Subject ?? '')!;
   const html = parsed('HtmlBody', c.HtmlBody);
   const text = parsed('TextBody', c.TextBody);
-  const render = (model: unknown): RenderedMessage => ({
-    subject: rendered('Subject', subject, model, false),
-    htmlBody: html && rendered('HtmlBody', html, model, true),
-    textBody: text && rendered('TextBody', text, model, false),
-  });
+  const render = (model: unknown): RenderedMessage => {
+    // One budget for the entry's three parts, as for a stored template (render-message.ts).
+    const budget = new RenderBudget();
+    return {
+      subject: rendered('Subject', subject, model, false, budget),
+      htmlBody: html && rendered('HtmlBody', html, model, true, budget),
+      textBody: text && rendered('TextBody', text, model, false, budget),
+    };
+  };
   return Object.assign(render, { subject: c.Subject ?? '' });
 }
 

@@ -15,6 +15,7 @@ import { newMessageId } from '../accepting/message-id.js';
 import { storeMessages, type AcceptedMessage } from '../accepting/store.js';
 import type { PreparedMessage } from '../accepting/types.js';
 import { ApiError } from '../errors.js';
+import { turnTaker } from '../templates/take-turns.js';
 import { attachmentList, compiler } from './compile.js';
 import type { BulkContent, BulkEntry } from './content.js';
 import { BULK_DELIVER_QUEUE, type ExpandPayload } from './jobs.js';
@@ -60,8 +61,12 @@ export async function expandPage(ctx: AppContext, job: Job): Promise<PageResult 
       // Once per job, not per recipient: the content parsed and its templates compiled, and below the sender,
       // the stream and the server's settings (tracking, sandbox) loaded once for every message of the pages.
       const compile = await compiler(trx, bulk.server_id, JSON.parse(bulk.content) as BulkContent, attachmentList(bulk.attachments));
+      // Up to PAGES_PER_JOB x PAGE_SIZE renders, each within its budget (templates/render.ts) but together
+      // seconds of CPU for a heavy template: other requests, /healthz included, get a turn between them.
+      const takeTurn = turnTaker();
       for (const { entries } of mine) {
         for (const entry of JSON.parse(entries) as BulkEntry[]) {
+          await takeTurn();
           try {
             messages.push(compile(entry));
           } catch (err) {

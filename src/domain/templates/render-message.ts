@@ -59,6 +59,6 @@ export function renderStoredTemplate(template: TemplateRow, layout: TemplateRow 
   const subject = part('Subject', () => renderTemplate(template.subject ?? '', model, { html: false, budget }));
   let htmlBody = body('HtmlBody', template.html_body, layout?.html_body, model, true, budget);
   const textBody = body('TextBody', template.text_body, layout?.text_body, model, false, budget);
-  if (htmlBody !== null && opts.inlineCss !== false) htmlBody = inlineCss(htmlBody);
+  if (htmlBody !== null && opts.inlineCss !== false) htmlBody = part('HtmlBody', () => inlineCss(htmlBody!));
   return { subject, htmlBody, textBody };
 }

@@ -31,28 +31,36 @@ export function escapeHtml(text: string): string {
 /**
  * The work one render may do. The output cap bounds what is printed, not the work: `{{#each}}` nested six deep
  * over a 30-item list is 729 million iterations that print nothing (it held the process for 21-25 s). So every
- * node visited, every loop iteration and every scope searched for a name is a step, and a render (a message's
- * parts and layouts share one budget) may take RENDER_STEP_BUDGET steps; each step costs a bounded amount, so a
- * render that runs out has used about 10-75 ms of CPU (measured on the development machine, loaded: the
- * receipt below, nested loops, names missed through 98 scopes). RENDER_CPU_BUDGET_MS of CPU time is the
- * backstop for a step that costs more than measured (CPU, not wall time: a loaded host must not fail a real
- * template). A real template stays far inside: a 1,000-line receipt of 20 fields a line takes about 62,000
- * steps. Past either, the render stops with RenderBudgetError, answered as 1122 with HTTP 422.
+ * node visited, every loop iteration, every scope searched for a name, every name of a dotted path walked and
+ * every ESCAPED_CHARS_PER_STEP characters HTML-escaped is a step, and a render (a message's parts and layouts
+ * share one budget) may take RENDER_STEP_BUDGET steps. Each step costs a bounded amount, so the longest render
+ * the budget allows holds the event loop briefly: 11-42 ms of CPU for the worst cases in render-budget.test.ts
+ * (nested loops, names missed through 98 scopes, paths 5,000 names deep, escaping), measured on the loaded
+ * 2-core development machine; an {{#each}} over an object reads its keys first, which costs about 0.4 µs a key
+ * (a 300,000-key model: 123 ms, less than parsing that model's JSON took). RENDER_CPU_BUDGET_MS of CPU time is
+ * the backstop for a step that costs more than measured (CPU, not wall time: a loaded host must not fail a real
+ * template; process CPU, so other threads' work counts too, hence the margin). A real template stays far
+ * inside: a 1,000-line receipt of 20 fields a line takes about 100,000 steps. Past either, the render stops
+ * with RenderBudgetError, answered as 1122 with HTTP 422. Inlining CSS has its own bound (inline-css.ts).
  */
 export const RENDER_STEP_BUDGET = 250_000;
-export const RENDER_CPU_BUDGET_MS = 500;
+export const RENDER_CPU_BUDGET_MS = 250;
 
 const cpuMs = (): number => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
 
+/** Characters escaped per step (&, <, >, " and '): a megabyte of '<' takes about 50 ms, a step 0.1-0.3 µs; text
+ * without them costs a scan of about 1 ms a megabyte and is not counted. */
+const ESCAPED_CHARS_PER_STEP = 4;
+
 /** The clock is read every so many steps: cheap, and far finer than the time budget. */
 const CLOCK_EVERY = 1024;
 
 export class RenderBudgetError extends TemplateError {
-  constructor(what: string) {
-    super(`The template does too much work with this model (${what}); nested sections over long lists multiply: flatten the loops or shorten the lists`);
+  constructor(what: string, message = `The template does too much work with this model (${what}); nested sections over long lists multiply: flatten the loops or shorten the lists`) {
+    super(message);
     this.name = 'RenderBudgetError';
   }
 }
@@ -104,7 +112,10 @@ function lookup(scope: Scope, path: TemplatePath, opts: RenderOptions, budget: R
   for (let s: Scope | null = start; s && value === NOT_FOUND; s = s.parent, searched++) value = own(s.value, path.parts[0]!);
   // Each scope searched is a step: a missing name in a section nested 100 deep costs 100 lookups.
   budget.step(searched);
-  for (let i = 1; i < path.parts.length && value !== NOT_FOUND; i++) value = own(value, path.parts[i]!);
+  let i = 1;
+  for (; i < path.parts.length && value !== NOT_FOUND; i++) value = own(value, path.parts[i]!);
+  // And each name of a dotted path walked: `{{x.x.x...}}` thousands deep into a model as deep is one node.
+  budget.step(i - 1);
   return value === NOT_FOUND ? undefined : value;
 }
 
@@ -139,7 +150,15 @@ function renderNodes(nodes: TemplateNode[], scope: Scope, opts: RenderOptions, o
       out.push(node.text);
     } else if (node.kind === 'value') {
       const text = display(lookup(scope, node.path, opts, budget));
-      out.push(node.raw || opts.html === false ? text : escapeHtml(text));
+      if (node.raw || opts.html === false) out.push(text);
+      else {
+        const escaped = escapeHtml(text);
+        // Each character escaped lengthens the text by 3-5: counted after the fact, which bounds the work to the
+        // budget plus one value (as long as the model's own).
+        const specials = (escaped.length - text.length) / 3;
+        if (specials >= ESCAPED_CHARS_PER_STEP) budget.step(Math.floor(specials / ESCAPED_CHARS_PER_STEP));
+        out.push(escaped);
+      }
     } else {
       const value = lookup(scope, node.path, opts, budget);
       if (node.inverted) {
@@ -152,9 +171,12 @@ function renderNodes(nodes: TemplateNode[], scope: Scope, opts: RenderOptions, o
       } else if (node.each) {
         // `{{#each}}` over an object walks its values; over anything else renders nothing.
         if (value !== null && typeof value === 'object') {
-          for (const item of Object.values(value)) {
+          // Keys, each value read when its turn comes: Object.values of an object of many keys costs three
+          // times as much, all of it before the first step could stop the loop.
+          const record = value as Record<string, unknown>;
+          for (const key of Object.keys(record)) {
             budget.step();
-            renderNodes(node.children, { value: item, parent: scope }, opts, out, budget);
+            renderNodes(node.children, { value: record[key], parent: scope }, opts, out, budget);
           }
         }
       } else if (truthy(value)) {

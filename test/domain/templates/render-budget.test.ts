@@ -57,6 +57,33 @@ describe('render budget', () => {
     assert.throws(() => renderStoredTemplate(row, null, { a: items }), /could not be rendered: The template does too much work/);
   });
 
+  it('the longest render the step budget allows is short: every costly step is counted (issue 27)', () => {
+    // The CPU backstop set far away, so that the steps alone must stop each render; each stops within a bound
+    // that is many times what was measured (11-42 ms on the loaded development machine). Before dotted paths
+    // and escaping were counted, the deep path ran to the backstop and the escaping to the output cap.
+    let deep: Record<string, unknown> = {};
+    const deepRoot = deep;
+    for (let i = 0; i < 5000; i++) deep = (deep.x = {}) as Record<string, unknown>;
+    let scopes: Record<string, unknown> = { l: Array.from({ length: 100_000 }, () => 1) };
+    const scopesRoot = scopes;
+    for (let i = 0; i < 98; i++) scopes = (scopes.o = {}) as Record<string, unknown>;
+    const keys = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, i]));
+    const cases: Array<[string, string, unknown]> = [
+      ['six nested loops', nested(6), { a: items }],
+      ['a path 5,000 names deep', '{{#each a}}' + `{{x${'.x'.repeat(4999)}}}`.repeat(20) + '{{/each}}', { ...deepRoot, a: Array.from({ length: 100_000 }, () => 1) }],
+      ['escaping', '{{#each a}}{{x}}{{/each}}', { x: '<'.repeat(10_000), a: Array.from({ length: 1000 }, () => 1) }],
+      ['names missed through 98 scopes', '{{#o}}'.repeat(98) + '{{#each l}}' + '{{missing}}'.repeat(20) + '{{/each}}' + '{{/o}}'.repeat(98), scopesRoot],
+      ['an object of 100,000 keys, twice', '{{#each k}}{{/each}}{{#each k}}{{/each}}{{#each k}}{{/each}}', { k: keys }],
+    ];
+    for (const [name, source, model] of cases) {
+      const cpu = process.cpuUsage();
+      assert.throws(() => renderTemplate(source, model, { budget: new RenderBudget(RENDER_STEP_BUDGET, 10_000) }), /more than 250000 rendering steps/, name);
+      const used = process.cpuUsage(cpu);
+      const ms = (used.user + used.system) / 1000;
+      assert.ok(ms < 250, `${name}: ${ms.toFixed(0)} ms of CPU`);
+    }
+  });
+
   it('parses a megabyte of tags in linear time (positions are counted once, not from the top for each tag)', () => {
     const source = '{{a}}\n'.repeat(170_000);
     const started = performance.now();

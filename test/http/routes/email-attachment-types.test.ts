@@ -41,6 +41,30 @@ describe('attachment media types', () => {
     assert.equal(r.sink.messages.length, 0, 'nothing was accepted');
   });
 
+  it('refuses them on every other way in: /email/batch, /email/withTemplate, /email/batchWithTemplates and /email/bulk', async () => {
+    const Attachments = [{ Name: 'part.eml', Content: PDF, ContentType: 'message/rfc822' }];
+    const t = await r.s.request('POST', '/templates', { body: { Name: 'Files', Alias: 'files', Subject: 'Files', TextBody: 'attached' } });
+    assert.equal(t.status, 200, t.text);
+    const batch = await r.s.request('POST', '/email/batch', { body: [{ From: FROM, To: 'b@dest.example', Subject: 'x', TextBody: 'x', Attachments }] });
+    assert.equal(batch.status, 200, batch.text);
+    assert.equal(batch.body[0].ErrorCode, 411, batch.text);
+    assert.match(batch.body[0].Message, /composite type message\/rfc822/);
+    const one = await r.s.request('POST', '/email/withTemplate', { body: { From: FROM, To: 'b@dest.example', TemplateAlias: 'files', TemplateModel: {}, Attachments } });
+    assert.equal(one.status, 422, one.text);
+    assert.equal(one.body.ErrorCode, 411);
+    const many = await r.s.request('POST', '/email/batchWithTemplates', { body: { Messages: [{ From: FROM, To: 'b@dest.example', TemplateAlias: 'files', TemplateModel: {}, Attachments }] } });
+    assert.equal(many.status, 200, many.text);
+    assert.equal(many.body[0].ErrorCode, 411, many.text);
+    const bulk = await r.s.request('POST', '/email/bulk', {
+      body: { From: FROM, Subject: 'x', TextBody: 'x', Attachments: [{ Name: 'p', Content: PDF, ContentType: 'multipart/mixed; boundary=x' }], Messages: [{ To: 'b@dest.example' }] },
+    });
+    assert.equal(bulk.status, 422, bulk.text);
+    assert.equal(bulk.body.ErrorCode, 411);
+    assert.match(bulk.body.Message, /composite type multipart\/mixed/);
+    await r.s.drain();
+    assert.equal(r.sink.messages.length, 0, 'nothing was accepted');
+  });
+
   it("delivers each parameter once, with mailroom's file name", async () => {
     const res = await send([{ Name: 'report.pdf', Content: PDF, ContentType: 'application/pdf; name="evil.exe"; Name*=utf-8\'\'evil.exe; version="1.7"' }], 'params@dest.example');
     assert.equal(res.status, 200, res.text);
