@@ -247,4 +247,17 @@ describe('bulk email', () => {
     assert.equal(await metric('mailroom_bulk_requests', '{status="Completed"}'), done.bulk.requests.Completed);
     assert.equal(await metric('mailroom_messages_accepted_total', '{stream="broadcast",source="bulk"}'), compiledBefore + 7);
   });
+
+  it('takes a request of up to 50 MB and answers 413 one byte over', async () => {
+    const MB = 1024 * 1024;
+    const body = JSON.stringify({ From: 'news@example.com', Subject: 'x', TextBody: 'x', Messages: recipients(1, 'big') });
+    const at = body + ' '.repeat(50 * MB - Buffer.byteLength(body));
+    const ok = await s.request('POST', '/email/bulk', { raw: at });
+    assert.equal(ok.status, 200, ok.text.slice(0, 300));
+    const over = await s.request('POST', '/email/bulk', { raw: `${at} ` });
+    assert.equal(over.status, 413);
+    assert.equal(over.body.ErrorCode, 300);
+    await s.drain();
+    assert.equal(delivered('big').length, 1);
+  });
 });
