@@ -17,7 +17,7 @@ import type { PreparedMessage } from '../accepting/types.js';
 import { ApiError } from '../errors.js';
 import { attachmentList, compiler } from './compile.js';
 import type { BulkContent, BulkEntry } from './content.js';
-import { BULK_DELIVER_QUEUE, type ExpandPayload } from './jobs.js';
+import { BULK_DELIVER_QUEUE, PAGE_SIZE, type ExpandPayload } from './jobs.js';
 import { completeIfDone } from './status.js';
 
 export interface PageResult {
@@ -31,6 +31,9 @@ export async function expandPage(ctx: AppContext, job: Job): Promise<PageResult 
   const now = ctx.clock.now();
   let stream = '';
   let last = false;
+  // The first entry of these pages that could not be compiled, named with its reason in the request's `reason`
+  // (the console shows it) and the log: what acceptance cannot check without rendering every body.
+  let notCompiled: string | null = null;
   const result = await ctx.db.transaction().execute(async (trx): Promise<PageResult | null> => {
     const mine = await trx
       .updateTable('bulk_pages')
@@ -60,13 +63,14 @@ export async function expandPage(ctx: AppContext, job: Job): Promise<PageResult 
       // Once per job, not per recipient: the content parsed and its templates compiled, and below the sender,
       // the stream and the server's settings (tracking, sandbox) loaded once for every message of the pages.
       const compile = await compiler(trx, bulk.server_id, JSON.parse(bulk.content) as BulkContent, attachmentList(bulk.attachments));
-      for (const { entries } of mine) {
-        for (const entry of JSON.parse(entries) as BulkEntry[]) {
+      for (const { page: number, entries } of mine) {
+        for (const [i, entry] of (JSON.parse(entries) as BulkEntry[]).entries()) {
           try {
             messages.push(compile(entry));
           } catch (err) {
             if (!(err instanceof ApiError)) throw err;
             counts.failed++;
+            notCompiled ??= `Messages[${number * PAGE_SIZE + i}] not compiled: ${err.message}`;
           }
         }
       }
@@ -107,6 +111,7 @@ export async function expandPage(ctx: AppContext, job: Job): Promise<PageResult 
         skipped: eb('skipped', '+', counts.skipped),
         failed: eb('failed', '+', counts.failed),
         status: 'Processing',
+        ...(notCompiled ? { reason: eb.fn.coalesce('reason', eb.val(notCompiled)) } : {}),
       }))
       .where('id', '=', bulkId)
       .where('status', 'in', ['Accepted', 'Processing'])
@@ -115,6 +120,7 @@ export async function expandPage(ctx: AppContext, job: Job): Promise<PageResult 
     last = Number(bulk.pages_done) + mine.length >= Number(bulk.pages);
     return counts;
   });
+  if (result && notCompiled) ctx.logger.warn({ bulkId, notCompiled: result.failed }, notCompiled);
   if (result && result.compiled > 0) {
     ctx.runner.wake();
     ctx.metrics.messagesAccepted.inc({ stream, source: 'bulk' }, result.compiled);

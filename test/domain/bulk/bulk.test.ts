@@ -117,6 +117,22 @@ describe('bulk email', () => {
     assert.deepEqual([status.body.Status, status.body.PercentageCompleted], ['Completed', 100]);
   });
 
+  it('says which entry was left out, and why, when its bodies render to nothing', async () => {
+    // Only the Subject is rendered for every entry at acceptance; an entry whose bodies come out empty is found
+    // by the worker: left out, counted, and named in the request's reason (the console shows it).
+    const res = await s.request('POST', '/email/bulk', {
+      body: { From: 'news@example.com', Subject: 'x', HtmlBody: '{{body}}', Messages: [{ To: 'r0-e@dest.example', TemplateModel: { body: 'Hello' } }, { To: 'r1-e@dest.example' }] },
+    });
+    assert.equal(res.status, 200, res.text);
+    await s.drain();
+    assert.deepEqual(delivered('e').map((m) => toOf(m.raw)), ['r0-e@dest.example']);
+    const row = await s.ctx.db.selectFrom('bulk_requests').select(['compiled', 'failed', 'reason']).where('id', '=', res.body.Id).executeTakeFirstOrThrow();
+    assert.deepEqual([row.compiled, row.failed], [1, 1]);
+    assert.match(row.reason ?? '', /^Messages\[1\] not compiled: .*HtmlBody/);
+    const status = await s.request('GET', `/email/bulk/${res.body.Id}`);
+    assert.deepEqual([status.body.Status, status.body.PercentageCompleted, status.body.FailureReason], ['Completed', 100, undefined]);
+  });
+
   it('is Completed as soon as its last message is handed off, without waiting for the bulk-finish round', async () => {
     // Read from the table, not through GET /email/bulk/{id} (which completes a finished request itself): what
     // the console, `mailroom status` and /metrics show. The test clock never reaches the 30 s task.
@@ -185,7 +201,9 @@ describe('bulk email', () => {
     assert.equal(res.status, 200, res.text);
     // A worker claims both jobs (pages 0-3 and page 4) and compiles only the first before it is killed: the
     // other stays leased.
-    const dead = await claimJobs(s.ctx.database, { queues: [BULK_EXPAND_QUEUE], workerId: 'killed-worker', limit: 10, leaseMs: 60_000, now: s.clock.now() });
+    // In page order: the order of the claimed rows is the database's (PostgreSQL's UPDATE ... RETURNING keeps none).
+    const claimed = await claimJobs(s.ctx.database, { queues: [BULK_EXPAND_QUEUE], workerId: 'killed-worker', limit: 10, leaseMs: 60_000, now: s.clock.now() });
+    const dead = claimed.sort((a, b) => JSON.parse(a.payload).page - JSON.parse(b.payload).page);
     assert.equal(dead.length, 2);
     assert.deepEqual(dead.map((j) => JSON.parse(j.payload)).map((p) => [p.page, p.pages]), [[0, 4], [4, 1]]);
     assert.ok(await expandPage(s.ctx, dead[0]));
