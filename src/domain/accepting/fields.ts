@@ -25,7 +25,8 @@ export function checkLength(key: string, value: string, max: number): void {
   if (value.length > max) throw bad(`The field '${key}' is longer than ${max} characters (${value.length}).`);
 }
 
-const LINE_BREAK = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+/** Control characters but TAB: what header-bound text may not hold. */
+export const LINE_BREAK = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 
 /** Header-bound text (Subject, Tag): CR/LF would inject header lines (RFC 5322 2.2). */
 export function checkHeaderText(key: string, value: string): void {

@@ -1,8 +1,9 @@
 // POST /email/bulk: validates the request (validate.ts), checks what needs the database with the checks of
 // POST /email (sender signature or verified domain, the stream: a Broadcasts stream of this server), compiles
-// the first entry as a proof that the content renders, and stores the request as ONE row, its entries as
-// pages and its attachments once, with one expansion job per PAGES_PER_JOB pages, in ONE transaction: the answer
-// (Status "Accepted") is sent after that commit. Workers then compile the pages into messages (expand.ts).
+// the first entry as a proof that the content renders, checks every entry's rendered Subject (compile.ts), and
+// stores the request as ONE row, its entries as pages and its attachments once, with one expansion job per
+// PAGES_PER_JOB pages, in ONE transaction: the answer (Status "Accepted") is sent after that commit. Workers
+// then compile the pages into messages (expand.ts).
 import type { AppContext } from '../app-context.js';
 import { insertRows } from '../../infra/db/raw-insert.js';
 import { enqueueJobs, type NewJob } from '../../infra/jobs/enqueue.js';
@@ -11,7 +12,7 @@ import type { SendAuth } from '../accepting/accept.js';
 import { checkMessage, loadCheckData } from '../accepting/checks.js';
 import { newMessageId } from '../accepting/message-id.js';
 import { ApiError, ErrorCode } from '../errors.js';
-import { compiler } from './compile.js';
+import { checkSubjects, compiler } from './compile.js';
 import { BULK_EXPAND_QUEUE, PAGE_SIZE, PAGES_PER_JOB, type ExpandPayload } from './jobs.js';
 import { prepareBulkRequest } from './validate.js';
 
@@ -33,6 +34,7 @@ export async function submitBulk(ctx: AppContext, auth: SendAuth, body: unknown)
   // The first entry compiled now: a template that is missing, a layout or does not render refuses the request.
   const compile = await compiler(ctx.db, auth.serverId, bulk.content, attachmentList);
   const first = compile(bulk.entries[0]);
+  checkSubjects(compile, bulk.entries);
   const data = await loadCheckData(ctx.db, [{ sender, message: { ...first, recipients: [] } }]);
   const refusal = checkMessage(data, sender, { ...first, recipients: [] });
   if (refusal) throw refusal;

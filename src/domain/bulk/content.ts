@@ -38,3 +38,15 @@ export interface PreparedBulk {
   fromEmail: string;
   fromDomain: string;
 }
+
+type Header = { Name: string; Value: string };
+
+/**
+ * An entry's Headers merged over the request's: a request header whose name the entry also gives is replaced
+ * by the entry's (names compared case-insensitively, RFC 5322 1.2.2), so a message never carries both values.
+ */
+export function mergeHeaders(request: Header[], entry: Header[] | undefined): Header[] {
+  if (!entry || entry.length === 0) return request;
+  const own = new Set(entry.map((h) => h.Name.toLowerCase()));
+  return [...request.filter((h) => !own.has(h.Name.toLowerCase())), ...entry];
+}

@@ -18,7 +18,7 @@ import { ApiError } from '../errors.js';
 import { turnTaker } from '../templates/take-turns.js';
 import { attachmentList, compiler } from './compile.js';
 import type { BulkContent, BulkEntry } from './content.js';
-import { BULK_DELIVER_QUEUE, type ExpandPayload } from './jobs.js';
+import { BULK_DELIVER_QUEUE, PAGE_SIZE, type ExpandPayload } from './jobs.js';
 import { completeIfDone } from './status.js';
 
 export interface PageResult {
@@ -32,6 +32,9 @@ export async function expandPage(ctx: AppContext, job: Job): Promise<PageResult 
   const now = ctx.clock.now();
   let stream = '';
   let last = false;
+  // The first entry of these pages that could not be compiled, named with its reason in the request's `reason`
+  // (the console shows it) and the log: what acceptance cannot check without rendering every body.
+  let notCompiled: string | null = null;
   const result = await ctx.db.transaction().execute(async (trx): Promise<PageResult | null> => {
     const mine = await trx
       .updateTable('bulk_pages')
@@ -64,14 +67,15 @@ export async function expandPage(ctx: AppContext, job: Job): Promise<PageResult 
       // Up to PAGES_PER_JOB x PAGE_SIZE renders, each within its budget (templates/render.ts) but together
       // seconds of CPU for a heavy template: other requests, /healthz included, get a turn between them.
       const takeTurn = turnTaker();
-      for (const { entries } of mine) {
-        for (const entry of JSON.parse(entries) as BulkEntry[]) {
+      for (const { page: number, entries } of mine) {
+        for (const [i, entry] of (JSON.parse(entries) as BulkEntry[]).entries()) {
           await takeTurn();
           try {
             messages.push(compile(entry));
           } catch (err) {
             if (!(err instanceof ApiError)) throw err;
             counts.failed++;
+            notCompiled ??= `Messages[${number * PAGE_SIZE + i}] not compiled: ${err.message}`;
           }
         }
       }
@@ -112,6 +116,7 @@ export async function expandPage(ctx: AppContext, job: Job): Promise<PageResult 
         skipped: eb('skipped', '+', counts.skipped),
         failed: eb('failed', '+', counts.failed),
         status: 'Processing',
+        ...(notCompiled ? { reason: eb.fn.coalesce('reason', eb.val(notCompiled)) } : {}),
       }))
       .where('id', '=', bulkId)
       .where('status', 'in', ['Accepted', 'Processing'])
@@ -120,6 +125,7 @@ export async function expandPage(ctx: AppContext, job: Job): Promise<PageResult 
     last = Number(bulk.pages_done) + mine.length >= Number(bulk.pages);
     return counts;
   });
+  if (result && notCompiled) ctx.logger.warn({ bulkId, notCompiled: result.failed }, notCompiled);
   if (result && result.compiled > 0) {
     ctx.runner.wake();
     ctx.metrics.messagesAccepted.inc({ stream, source: 'bulk' }, result.compiled);

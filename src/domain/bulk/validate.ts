@@ -8,12 +8,20 @@ import { prepareHeaders } from '../accepting/headers.js';
 import * as L from '../accepting/limits.js';
 import { metadata, parseTrackLinks } from '../accepting/validate.js';
 import { ApiError, ErrorCode } from '../errors.js';
-import type { BulkContent, BulkEntry, PreparedBulk } from './content.js';
+import { mergeHeaders, type BulkContent, type BulkEntry, type PreparedBulk } from './content.js';
 
 /** A bulk request's recipient entries (the payload limit, 50 MB, bounds them first). */
 export const MAX_BULK_MESSAGES = 1_000_000;
 
-function prepareEntry(value: unknown, i: number): BulkEntry {
+/** What an entry is merged over (compile.ts): the request's own Headers and Metadata. */
+interface RequestLevel {
+  headers: Array<{ Name: string; Value: string }>;
+  metadata: Record<string, string>;
+}
+
+// The merged Headers and Metadata are checked against the limits of one message here, at acceptance: at
+// expansion an entry over them could only be left out.
+function prepareEntry(value: unknown, i: number, request: RequestLevel): BulkEntry {
   const where = `Messages[${i}]`;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad(`'${where}' must be an object with To.`);
   const o = value as Record<string, unknown>;
@@ -32,8 +40,16 @@ function prepareEntry(value: unknown, i: number): BulkEntry {
     if (typeof model !== 'object' || Array.isArray(model)) throw bad(`The field '${where}.TemplateModel' must be an object.`);
     entry.TemplateModel = model as Record<string, unknown>;
   }
-  if (o.Metadata !== undefined && o.Metadata !== null) entry.Metadata = metadata(o.Metadata);
-  if (o.Headers !== undefined && o.Headers !== null) entry.Headers = prepareHeaders(o.Headers);
+  if (o.Metadata !== undefined && o.Metadata !== null) {
+    entry.Metadata = metadata(o.Metadata);
+    const fields = Object.keys({ ...request.metadata, ...entry.Metadata }).length;
+    if (fields > L.MAX_METADATA_FIELDS) throw bad(`'${where}.Metadata' and the request's Metadata together hold ${fields} fields; at most ${L.MAX_METADATA_FIELDS}.`);
+  }
+  if (o.Headers !== undefined && o.Headers !== null) {
+    entry.Headers = prepareHeaders(o.Headers);
+    const count = mergeHeaders(request.headers, entry.Headers).length;
+    if (count > L.MAX_HEADERS) throw bad(`'${where}.Headers' and the request's Headers together hold ${count} headers; at most ${L.MAX_HEADERS}.`);
+  }
   return entry;
 }
 
@@ -94,7 +110,8 @@ export function prepareBulkRequest(body: unknown): PreparedBulk {
   const list = o.Messages;
   if (!Array.isArray(list) || list.length === 0) throw bad("The field 'Messages' is required: an array of at least one {To, Cc, Bcc, TemplateModel, Metadata}.");
   if (list.length > MAX_BULK_MESSAGES) throw bad(`A bulk request holds at most ${MAX_BULK_MESSAGES} messages; this one has ${list.length}.`);
-  const entries = list.map(prepareEntry);
+  const request: RequestLevel = { headers: prepareHeaders(o.Headers), metadata: metadata(o.Metadata) };
+  const entries = list.map((entry, i) => prepareEntry(entry, i, request));
 
   const content: BulkContent = {
     From: fromRaw,
@@ -106,8 +123,8 @@ export function prepareBulkRequest(body: unknown): PreparedBulk {
     InlineCss: inline,
     ReplyTo: replyTo === undefined || replyTo.trim() === '' ? null : replyTo,
     Tag: tag === undefined || tag === '' ? null : tag,
-    Headers: prepareHeaders(o.Headers),
-    Metadata: metadata(o.Metadata),
+    Headers: request.headers,
+    Metadata: request.metadata,
     TrackOpens: optBoolean(o, 'TrackOpens'),
     TrackLinks: o.TrackLinks ?? null,
     MessageStream: streamId,

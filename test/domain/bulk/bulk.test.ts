@@ -117,6 +117,22 @@ describe('bulk email', () => {
     assert.deepEqual([status.body.Status, status.body.PercentageCompleted], ['Completed', 100]);
   });
 
+  it('says which entry was left out, and why, when its bodies render to nothing', async () => {
+    // Only the Subject is rendered for every entry at acceptance; an entry whose bodies come out empty is found
+    // by the worker: left out, counted, and named in the request's reason (the console shows it).
+    const res = await s.request('POST', '/email/bulk', {
+      body: { From: 'news@example.com', Subject: 'x', HtmlBody: '{{body}}', Messages: [{ To: 'r0-e@dest.example', TemplateModel: { body: 'Hello' } }, { To: 'r1-e@dest.example' }] },
+    });
+    assert.equal(res.status, 200, res.text);
+    await s.drain();
+    assert.deepEqual(delivered('e').map((m) => toOf(m.raw)), ['r0-e@dest.example']);
+    const row = await s.ctx.db.selectFrom('bulk_requests').select(['compiled', 'failed', 'reason']).where('id', '=', res.body.Id).executeTakeFirstOrThrow();
+    assert.deepEqual([row.compiled, row.failed], [1, 1]);
+    assert.match(row.reason ?? '', /^Messages\[1\] not compiled: .*HtmlBody/);
+    const status = await s.request('GET', `/email/bulk/${res.body.Id}`);
+    assert.deepEqual([status.body.Status, status.body.PercentageCompleted, status.body.FailureReason], ['Completed', 100, undefined]);
+  });
+
   it('is Completed as soon as its last message is handed off, without waiting for the bulk-finish round', async () => {
     // Read from the table, not through GET /email/bulk/{id} (which completes a finished request itself): what
     // the console, `mailroom status` and /metrics show. The test clock never reaches the 30 s task.
@@ -141,7 +157,7 @@ describe('bulk email', () => {
     assert.equal((await row(none.body.Id)).status, 'Completed');
   });
 
-  it('refuses a bad recipient entry, a transactional stream and an unknown sender, storing nothing', async () => {
+  it('refuses a bad entry, an unusable stream and an unknown or unconfirmed sender, storing nothing', async () => {
     const before = await s.ctx.db.selectFrom('bulk_requests').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const bad = await s.request('POST', '/email/bulk', { body: { From: 'news@example.com', Subject: 'x', TextBody: 'x', Messages: [{ To: 'ok@dest.example' }, { To: 'not an address' }] } });
     assert.equal(bad.status, 422);
@@ -151,6 +167,29 @@ describe('bulk email', () => {
     assert.equal(stream.body.ErrorCode, 1236, stream.text);
     const sender = await s.request('POST', '/email/bulk', { body: { From: 'who@else.example', Subject: 'x', TextBody: 'x', Messages: [{ To: 'ok@dest.example' }] } });
     assert.equal(sender.body.ErrorCode, 400, sender.text);
+    await addConfirmedSender(s, 'pending@example.com', { confirmed: false });
+    const unconfirmed = await s.request('POST', '/email/bulk', { body: { From: 'pending@example.com', Subject: 'x', TextBody: 'x', Messages: [{ To: 'ok@dest.example' }] } });
+    assert.equal(unconfirmed.body.ErrorCode, 401, unconfirmed.text);
+    const noStream = await s.request('POST', '/email/bulk', { body: { From: 'news@example.com', Subject: 'x', TextBody: 'x', MessageStream: 'nope', Messages: [{ To: 'ok@dest.example' }] } });
+    assert.equal(noStream.body.ErrorCode, 1235, noStream.text);
+    const inbound = await s.request('POST', '/email/bulk', { body: { From: 'news@example.com', Subject: 'x', TextBody: 'x', MessageStream: 'inbound', Messages: [{ To: 'ok@dest.example' }] } });
+    assert.equal(inbound.body.ErrorCode, 1236, inbound.text);
+    // What would make one entry's message invalid is refused now, naming the entry, not left out after a 200:
+    // a line break rendered into its Subject (RFC 5322 2.2), or Metadata/Headers over one message's limits
+    // once merged with the request's.
+    const entries = (extra: Record<string, unknown>) => [{ To: 'ok@dest.example', TemplateModel: { name: 'Ann' } }, { To: 'two@dest.example', ...extra }];
+    const broken = await s.request('POST', '/email/bulk', { body: { From: 'news@example.com', Subject: 'Hi {{name}}', TextBody: 'x', Messages: entries({ TemplateModel: { name: 'Bob\r\nBcc: all@else.example' } }) } });
+    assert.equal(broken.status, 422, broken.text);
+    assert.equal(broken.body.ErrorCode, 300);
+    assert.match(broken.body.Message, /Messages\[1\]/);
+    const tenFields = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`k${i}`, 'v']));
+    const meta = await s.request('POST', '/email/bulk', { body: { From: 'news@example.com', Subject: 'x', TextBody: 'x', Metadata: tenFields, Messages: entries({ Metadata: { row: '2' } }) } });
+    assert.equal(meta.body.ErrorCode, 300, meta.text);
+    assert.match(meta.body.Message, /Messages\[1\]\.Metadata/);
+    const hundred = Array.from({ length: 100 }, (_, i) => ({ Name: `X-H${i}`, Value: 'v' }));
+    const headers = await s.request('POST', '/email/bulk', { body: { From: 'news@example.com', Subject: 'x', TextBody: 'x', Headers: hundred, Messages: entries({ Headers: [{ Name: 'X-Own', Value: 'v' }] }) } });
+    assert.equal(headers.body.ErrorCode, 300, headers.text);
+    assert.match(headers.body.Message, /Messages\[1\]\.Headers/);
     const missing = await s.request('GET', '/email/bulk/0199a0a0-0000-7000-8000-000000000000');
     assert.equal(missing.status, 422);
     const after = await s.ctx.db.selectFrom('bulk_requests').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
@@ -162,7 +201,9 @@ describe('bulk email', () => {
     assert.equal(res.status, 200, res.text);
     // A worker claims both jobs (pages 0-3 and page 4) and compiles only the first before it is killed: the
     // other stays leased.
-    const dead = await claimJobs(s.ctx.database, { queues: [BULK_EXPAND_QUEUE], workerId: 'killed-worker', limit: 10, leaseMs: 60_000, now: s.clock.now() });
+    // In page order: the order of the claimed rows is the database's (PostgreSQL's UPDATE ... RETURNING keeps none).
+    const claimed = await claimJobs(s.ctx.database, { queues: [BULK_EXPAND_QUEUE], workerId: 'killed-worker', limit: 10, leaseMs: 60_000, now: s.clock.now() });
+    const dead = claimed.sort((a, b) => JSON.parse(a.payload).page - JSON.parse(b.payload).page);
     assert.equal(dead.length, 2);
     assert.deepEqual(dead.map((j) => JSON.parse(j.payload)).map((p) => [p.page, p.pages]), [[0, 4], [4, 1]]);
     assert.ok(await expandPage(s.ctx, dead[0]));
@@ -223,5 +264,18 @@ describe('bulk email', () => {
     assert.equal(done.bulk.entriesPending, 0);
     assert.equal(await metric('mailroom_bulk_requests', '{status="Completed"}'), done.bulk.requests.Completed);
     assert.equal(await metric('mailroom_messages_accepted_total', '{stream="broadcast",source="bulk"}'), compiledBefore + 7);
+  });
+
+  it('takes a request of up to 50 MB and answers 413 one byte over', async () => {
+    const MB = 1024 * 1024;
+    const body = JSON.stringify({ From: 'news@example.com', Subject: 'x', TextBody: 'x', Messages: recipients(1, 'big') });
+    const at = body + ' '.repeat(50 * MB - Buffer.byteLength(body));
+    const ok = await s.request('POST', '/email/bulk', { raw: at });
+    assert.equal(ok.status, 200, ok.text.slice(0, 300));
+    const over = await s.request('POST', '/email/bulk', { raw: `${at} ` });
+    assert.equal(over.status, 413);
+    assert.equal(over.body.ErrorCode, 300);
+    await s.drain();
+    assert.equal(delivered('big').length, 1);
   });
 });

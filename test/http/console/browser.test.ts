@@ -303,8 +303,12 @@ describe('console in Chromium', () => {
     assert.equal(res.status, 200, res.text);
     made.bulk = res.body.Id;
     await s.drain();
+    // Every message handed off: the request is Completed within a moment (the bulk finisher), and the page says so.
+    const status = async () => (await s.ctx.db.selectFrom('bulk_requests').select('status').where('id', '=', made.bulk).executeTakeFirstOrThrow()).status;
+    await waitFor(async () => (await status()) === 'Completed', { what: 'the bulk request to be Completed' });
     await page.goto(at('/bulk'));
     await page.getByRole('img', { name: '12 of 12 compiled, 12 sent, 12 delivered, 0 bounced' }).first().waitFor();
+    assert.equal(await page.getByRole('row').filter({ hasText: 'Spring news' }).getByText('Completed').count(), 1);
     await shot('bulk');
     await page.getByRole('link', { name: `Spring news <img src=x onerror="fetch('${trackerUrl}/bulk')">` }).click();
     await page.waitForURL(new RegExp(`/bulk/${made.bulk}`));
