@@ -12,7 +12,9 @@ import { startService, type TestService } from '../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { sendInbound } from '../domain/inbound/inbound-helpers.js';
+import { clickUrl, openUrl } from '../../src/domain/tracking/tokens.js';
 import { shapeProblems } from './declared-shape.js';
+import { dayProblems, hostedProblems } from './hosted-shape.js';
 
 // Where the client's declarations disagree with the hosted service's own documented answers (and so with
 // mailroom): OutboundMessages.TotalCount is declared a string, the documented answer is a number;
@@ -27,6 +29,11 @@ function conforms(name: string, value: unknown): void {
 function conformsAll(name: string, values: unknown[]): void {
   for (const v of values) conforms(name, v);
 }
+/** The published value sets and types, which the hosted service's Python client enforces (hosted-shape.ts). */
+function hosted(name: Parameters<typeof hostedProblems>[0], ...values: unknown[]): void {
+  for (const v of values) assert.deepEqual(hostedProblems(name, v), [], `${name}: ${JSON.stringify(v).slice(0, 400)}`);
+}
+const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 
 describe('the official postmark client against mailroom', () => {
   let s: TestService;
@@ -87,6 +94,7 @@ describe('the official postmark client against mailroom', () => {
     conforms('Templates', list);
     const got = await server.getTemplate('compat');
     conforms('Template', got);
+    hosted('Template', got, ...list.Templates);
     const edited = await server.editTemplate(created.TemplateId, { Subject: 'Hello {{name}}' });
     assert.equal(edited.TemplateId, created.TemplateId);
     assert.deepEqual(shapeProblems('Template', edited, SUMMARY_ONLY), []);
@@ -99,14 +107,31 @@ describe('the official postmark client against mailroom', () => {
     conforms('DefaultResponse', await server.deleteTemplate(layout.TemplateId));
 
     await s.drain();
+    // An open and a click from a browser, so the events and the platform and location days have data.
+    for (const url of [openUrl(s.ctx, { messageId: one.MessageID, recipient: 'reader@dest.example' }), clickUrl(s.ctx, { messageId: one.MessageID, recipient: 'reader@dest.example', link: 'https://example.com/x', location: 'HTML' })]) {
+      const r = await fetch(s.url + new URL(url).pathname, { headers: { 'user-agent': CHROME }, redirect: 'manual' });
+      await r.arrayBuffer();
+    }
 
     const messages = await server.getOutboundMessages({ count: 50, offset: 0 });
     conforms('OutboundMessages', messages);
     assert.ok(messages.Messages.length >= 5);
     conformsAll('OutboundMessage', messages.Messages);
+    hosted('OutboundMessage', ...messages.Messages);
     const details = await server.getOutboundMessageDetails(one.MessageID);
     conforms('OutboundMessageDetails', details);
-    assert.ok(details.MessageEvents.some((e) => e.Type === 'Delivered'));
+    assert.deepEqual(details.MessageEvents.map((e) => e.Type), ['Delivered', 'Opened', 'LinkClicked']);
+    // Every message's details, the bounced one's included: only the published event types, every Details
+    // value a string (BounceID too), the processing time in the record's ReceivedAt.
+    for (const m of messages.Messages) {
+      const d = await server.getOutboundMessageDetails(m.MessageID);
+      hosted('OutboundMessage', d);
+      hosted('MessageEvent', ...d.MessageEvents);
+    }
+    const bouncedDetails = await server.getOutboundMessageDetails(batch[0]!.MessageID);
+    const bouncedEvent = bouncedDetails.MessageEvents.find((e) => e.Type === 'Bounced');
+    assert.ok(bouncedEvent, JSON.stringify(bouncedDetails.MessageEvents));
+    assert.equal(typeof (bouncedEvent.Details as { BounceID?: unknown }).BounceID, 'string');
     const dump = await server.getOutboundMessageDump(one.MessageID);
     conforms('OutboundMessageDump', dump);
     assert.match(dump.Body, /Subject: Hello/);
@@ -121,6 +146,8 @@ describe('the official postmark client against mailroom', () => {
     conforms('Bounces', bounces);
     assert.equal(bounces.Bounces.length, 1);
     conformsAll('Bounce', bounces.Bounces);
+    hosted('Bounce', ...bounces.Bounces);
+    assert.equal(String(bounces.Bounces[0]!.ID), (bouncedEvent.Details as { BounceID: string }).BounceID);
     const bounce = await server.getBounce(bounces.Bounces[0].ID);
     conforms('Bounce', bounce);
     assert.equal(bounce.DumpAvailable, true, 'the SMTP exchange is the dump');
@@ -147,15 +174,33 @@ describe('the official postmark client against mailroom', () => {
       ['ClickLocationCounts', () => server.getClickLocation()],
     ];
     for (const [name, call] of stats) conforms(name, await call());
+    // Every day of a series carries the series' keys (the Python client requires each of them).
+    const series: Array<[string, () => Promise<unknown>]> = [
+      ['sends', () => server.getSentCounts()],
+      ['bounces', () => server.getBounceCounts()],
+      ['spam', () => server.getSpamComplaintsCounts()],
+      ['tracked', () => server.getTrackedEmailCounts()],
+      ['opens', () => server.getEmailOpenCounts()],
+      ['opens/platforms', () => server.getEmailOpenPlatformUsage()],
+      ['clicks', () => server.getClickCounts()],
+      ['clicks/platforms', () => server.getClickPlatformUsage()],
+      ['clicks/location', () => server.getClickLocation()],
+    ];
+    for (const [name, call] of series) {
+      const answer = (await call()) as { Days: Array<Record<string, unknown>> };
+      assert.ok(answer.Days.length > 0 || name === 'spam', `${name} has a day`);
+      assert.deepEqual(dayProblems(name, answer), [], JSON.stringify(answer));
+    }
     assert.equal((await server.getSentCounts()).Sent, 5);
   });
 
   it('manages the server, its streams, suppressions and webhooks', async () => {
     const srv = await server.getServer();
     conforms('Server', srv);
+    hosted('Server', srv);
     const edited = await server.editServer({ Color: 'red', BounceHookUrl: 'https://hooks.example.com/bounce' });
     conforms('Server', edited);
-    assert.equal(edited.Color, 'red');
+    assert.equal(edited.Color, 'Red', 'the published spelling');
     assert.equal(edited.BounceHookUrl, 'https://hooks.example.com/bounce');
 
     const stream = await server.createMessageStream({ ID: 'compat-news', Name: 'News', MessageStreamType: 'Broadcasts', Description: 'd' });
@@ -163,6 +208,8 @@ describe('the official postmark client against mailroom', () => {
     const streams = await server.getMessageStreams({ messageStreamType: 'All' as never, includeArchivedStreams: true });
     conforms('MessageStreams', streams);
     conformsAll('MessageStream', streams.MessageStreams);
+    hosted('MessageStream', ...streams.MessageStreams);
+    hosted('SubscriptionManagementConfiguration', ...streams.MessageStreams.map((x) => x.SubscriptionManagementConfiguration));
     conforms('MessageStream', await server.getMessageStream('compat-news'));
     conforms('MessageStream', await server.editMessageStream('compat-news', { Name: 'News 2' }));
     conforms('MessageStreamArchiveResponse', await server.archiveMessageStream('compat-news'));
@@ -174,6 +221,7 @@ describe('the official postmark client against mailroom', () => {
     const dumped = await server.getSuppressions('outbound');
     conforms('Suppressions', dumped);
     conformsAll('Suppression', dumped.Suppressions);
+    hosted('Suppression', ...dumped.Suppressions);
     conforms('SuppressionStatuses', await server.deleteSuppressions('outbound', { Suppressions: [{ EmailAddress: 'nope@dest.example' }] }));
 
     const hook = await server.createWebhook({ Url: 'https://hooks.example.com/all', MessageStream: 'outbound', Triggers: { Delivery: { Enabled: true } } as never });
@@ -190,10 +238,11 @@ describe('the official postmark client against mailroom', () => {
   it('manages servers, domains, sender signatures, template pushes and data removals with the account token', async () => {
     const created = await account.createServer({ Name: 'Compat server', Color: 'red' });
     conforms('Server', created);
-    assert.equal(created.Color, 'red');
+    assert.equal(created.Color, 'Red', 'the published spelling');
     const servers = await account.getServers({ count: 50, offset: 0 });
     conforms('Servers', servers);
     conformsAll('Server', servers.Servers);
+    hosted('Server', ...servers.Servers);
     conforms('Server', await account.getServer(created.ID));
     conforms('Server', await account.editServer(created.ID, { Name: 'Compat server 2' }));
     const push = await account.pushTemplates({ SourceServerID: s.serverId, DestinationServerID: created.ID, PerformChanges: true });
@@ -357,6 +406,7 @@ describe('the official postmark client against mailroom', () => {
       ],
     });
     conforms('BulkEmailSendingResponse', sent);
+    hosted('BulkSendingResponse', sent);
     assert.equal(sent.Status, 'Accepted');
     conforms('BulkEmailStatusResponse', await server.getBulkEmailStatus(sent.Id));
     await s.drain();

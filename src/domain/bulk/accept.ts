@@ -16,8 +16,12 @@ import { checkSubjects, compiler } from './compile.js';
 import { BULK_EXPAND_QUEUE, PAGE_SIZE, PAGES_PER_JOB, type ExpandPayload } from './jobs.js';
 import { prepareBulkRequest } from './validate.js';
 
+// The request's ID under both spellings the hosted service's official clients read: `Id` (the Node
+// client, and GET /email/bulk/{id}) and `ID` (the Python client's model of this answer, as in the published
+// example). The two name one value.
 export interface BulkSendingResponse {
   Id: string;
+  ID: string;
   Status: 'Accepted';
   SubmittedAt: string;
 }
@@ -47,7 +51,7 @@ export async function submitBulk(ctx: AppContext, auth: SendAuth, body: unknown)
   }
   const now = ctx.clock.now();
   const id = newMessageId(now);
-  const answer: BulkSendingResponse = { Id: id, Status: 'Accepted', SubmittedAt: iso(now)! };
+  const answer: BulkSendingResponse = { Id: id, ID: id, Status: 'Accepted', SubmittedAt: iso(now)! };
   if (auth.testMode) return answer;
 
   const pages: unknown[][] = [];

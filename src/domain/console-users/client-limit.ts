@@ -2,7 +2,8 @@
 // trying many addresses (password spraying) is stopped too. Counted in the same table as the per-address
 // failures, under a key no sign-in address can take (`ip:` + the client's address; an address typed as
 // `ip:...` is refused before it is counted), so the limit holds across every process sharing the database.
-// The key is the socket's address: the HTTP server trusts no forwarding header (app.ts, trustProxy false).
+// The key is the client's address as the HTTP server sees it (req.ip): the socket's peer, or behind the
+// proxies of MAILROOM_TRUSTED_PROXIES the client their X-Forwarded-For names (app.ts, trustProxy).
 import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import { FAILURE_WINDOW_MS, signIn, type SignInOutcome } from './sessions.js';

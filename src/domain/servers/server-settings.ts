@@ -5,6 +5,15 @@ import { toFlag } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
 
 export const SERVER_COLORS = ['Purple', 'Blue', 'Turquoise', 'Green', 'Red', 'Orange', 'Yellow', 'Grey'] as const;
+
+/**
+ * A color matched regardless of case, in its published spelling ("red" -> "Red"); null when it is none.
+ * Answers carry the published names: the hosted service's official Python client reads Color as that
+ * enumeration and refused a server saved as "red" (issue 27), which made every list of servers fail.
+ */
+export function canonicalColor(given: string): (typeof SERVER_COLORS)[number] | null {
+  return SERVER_COLORS.find((x) => x.toLowerCase() === given.toLowerCase()) ?? null;
+}
 export const TRACK_LINKS = ['None', 'HtmlAndText', 'HtmlOnly', 'TextOnly'] as const;
 
 export interface ServerSettingsInput {
@@ -42,9 +51,8 @@ export function serverSettingsPatch(input: ServerSettingsInput): Patch {
     p.name = name;
   }
   if (input.Color !== undefined) {
-    // Matched regardless of case and kept as written: the hosted service answers "red" for "red".
-    const c = input.Color.trim();
-    if (!SERVER_COLORS.some((x) => x.toLowerCase() === c.toLowerCase())) throw new ApiError(ErrorCode.ServerInvalidColor, `Color must be one of ${SERVER_COLORS.join(', ')}.`);
+    const c = canonicalColor(input.Color.trim());
+    if (!c) throw new ApiError(ErrorCode.ServerInvalidColor, `Color must be one of ${SERVER_COLORS.join(', ')}.`);
     p.color = c;
   }
   if (input.TrackLinks !== undefined) {

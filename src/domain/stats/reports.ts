@@ -1,6 +1,10 @@
 // The statistics answers (docs/reference/statistics.md): the outbound overview and the day series under
 // /stats/outbound/. Each series names the counters it reads and the keys it shows; totals are always
-// present (zero when nothing matched), Days lists the days that have data, oldest first.
+// present (zero when nothing matched), Days lists the days that have data, oldest first. A day carries
+// every fixed key of its series too, zero when nothing happened that day: the hosted service's official
+// Python client validates each day of `bounces` (HardBounce, SMTPApiError, SoftBounce, Transient),
+// `opens/platforms`, `clicks/platforms` and `clicks/location` as a record with all of them required, and a
+// reader of a sparse day (the published examples) reads the same numbers.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import { Metric } from './metrics.js';
@@ -11,7 +15,7 @@ interface Series {
   fixed?: Record<string, string>;
   /** Counters named `<prefix><key>` show as `<key>`. */
   prefix?: string;
-  /** Keys shown in the totals even when zero. */
+  /** Keys shown in the totals and in every day even when zero. */
   always?: string[];
 }
 
@@ -19,7 +23,7 @@ const PLATFORMS = ['Desktop', 'WebMail', 'Mobile', 'Unknown'];
 
 export const SERIES: Record<string, Series> = {
   sends: { fixed: { Sent: Metric.Sent } },
-  bounces: { prefix: 'bounce:' },
+  bounces: { prefix: 'bounce:', always: ['HardBounce', 'SMTPApiError', 'SoftBounce', 'Transient'] },
   spam: { fixed: { SpamComplaint: Metric.SpamComplaints } },
   tracked: { fixed: { Tracked: Metric.Tracked } },
   opens: { fixed: { Opens: Metric.Opens, Unique: Metric.UniqueOpens } },
@@ -37,8 +41,9 @@ export async function daySeries(db: Kysely<Database>, serverId: number, name: st
   const fixed = Object.entries(s.fixed ?? {});
   const keyOf = new Map(fixed.map(([key, metric]) => [metric, key]));
   const rows = await readCounters(db, serverId, f, { names: fixed.map(([, m]) => m), prefix: s.prefix });
+  const shown = [...fixed.map(([k]) => k), ...(s.always ?? [])];
   const totals: Record<string, number> = {};
-  for (const key of [...fixed.map(([k]) => k), ...(s.always ?? [])]) totals[key] = 0;
+  for (const key of shown) totals[key] = 0;
   const days = new Map<string, Record<string, number | string>>();
   for (const r of rows) {
     const key = keyOf.get(r.metric) ?? (s.prefix && r.metric.startsWith(s.prefix) ? r.metric.slice(s.prefix.length) : null);
@@ -46,6 +51,7 @@ export async function daySeries(db: Kysely<Database>, serverId: number, name: st
     let day = days.get(r.day);
     if (!day) {
       day = { Date: r.day };
+      for (const k of shown) day[k] = 0;
       days.set(r.day, day);
     }
     day[key] = ((day[key] as number | undefined) ?? 0) + r.n;

@@ -47,6 +47,9 @@ describe('bulk email', () => {
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.Status, 'Accepted');
     assert.match(res.body.SubmittedAt, /^\d{4}-/);
+    // Both spellings of the request's ID: `Id` for the Node client, `ID` for the Python client (issue 27).
+    assert.match(res.body.Id, /^[0-9a-f-]{36}$/);
+    assert.equal(res.body.ID, res.body.Id);
     const first = await s.request('GET', `/email/bulk/${res.body.Id}`);
     assert.deepEqual({ ...first.body, SubmittedAt: undefined }, { Id: res.body.Id, Status: 'Accepted', SubmittedAt: undefined, TotalMessages: 4, PercentageCompleted: 0, Subject: 'Hello {{name}}' });
     await s.drain();

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MAX_CLIENT_FAILURES } from '../../../src/domain/console-users/client-limit.js';
 import { MAX_FAILURES } from '../../../src/domain/console-users/sessions.js';
+import { createLogger } from '../../../src/infra/logger.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { ADMIN, addUsers, ConsoleClient } from './helpers.js';
 
@@ -28,11 +29,27 @@ async function guess(s: TestService, xff: string) {
   }
 }
 
+/** A service whose log lines (JSON, at debug: the per-request lines too) are kept in `logs`. */
+async function startLogged(env: Record<string, string>) {
+  const logs: Array<Record<string, unknown>> = [];
+  const logger = createLogger('debug', { write: (line: string) => void logs.push(JSON.parse(line)) });
+  const s = await startService({ env: { MAILROOM_LOG_LEVEL: 'debug', ...env }, logger });
+  await addUsers(s);
+  return { s, logs };
+}
+
+/** The clients named by the sign-in refusal lines and by the request lines of POST /login. */
+function loggedClients(logs: Array<Record<string, unknown>>) {
+  const refused = logs.filter((l) => l.msg === 'console sign-in refused').map((l) => l.client);
+  const requests = logs.filter((l) => (l.req as { url?: string } | undefined)?.url === '/login').map((l) => (l.req as { remoteAddress?: string }).remoteAddress);
+  return { refused, requests };
+}
+
 describe('console behind a trusted proxy (MAILROOM_TRUSTED_PROXIES=127.0.0.1)', () => {
   let s: TestService;
+  let logs: Array<Record<string, unknown>>;
   before(async () => {
-    s = await startService({ env: { MAILROOM_TRUSTED_PROXIES: '127.0.0.1, ::1' } });
-    await addUsers(s);
+    ({ s, logs } = await startLogged({ MAILROOM_TRUSTED_PROXIES: '127.0.0.1, ::1' }));
   });
   after(async () => s.close());
 
@@ -50,6 +67,32 @@ describe('console behind a trusted proxy (MAILROOM_TRUSTED_PROXIES=127.0.0.1)', 
     assert.ok(other.cookie);
     // Through two trusted hops (proxy -> proxy -> mailroom) the client is still found.
     assert.equal((await signIn(s, ADMIN, { 'x-forwarded-for': '198.51.100.21, 127.0.0.1' })).status, 303);
+  });
+
+  it('names the forwarded client in the log, as the limits count it', async () => {
+    const { refused, requests } = loggedClients(logs);
+    assert.ok(refused.length > MAX_CLIENT_FAILURES, String(refused.length));
+    assert.deepEqual([...new Set(refused)], ['203.0.113.10']);
+    assert.ok(requests.length > 0, 'request lines at debug');
+    assert.ok(requests.includes('203.0.113.10') && requests.includes('198.51.100.20') && requests.includes('198.51.100.21'), JSON.stringify([...new Set(requests)]));
+    assert.ok(!requests.includes('127.0.0.1'), 'never the proxy itself');
+  });
+});
+
+describe('console with MAILROOM_TRUSTED_PROXIES naming other peers', () => {
+  let s: TestService;
+  let logs: Array<Record<string, unknown>>;
+  before(async () => {
+    ({ s, logs } = await startLogged({ MAILROOM_TRUSTED_PROXIES: '10.0.0.0/8' }));
+  });
+  after(async () => s.close());
+
+  it('does not believe X-Forwarded-For from a peer outside them: the limits and the log name the peer', async () => {
+    await guess(s, '203.0.113.10');
+    assert.equal((await signIn(s, ADMIN, { 'x-forwarded-for': '198.51.100.20' })).status, 429);
+    const { refused, requests } = loggedClients(logs);
+    assert.deepEqual([...new Set(refused)], ['127.0.0.1']);
+    assert.deepEqual([...new Set(requests)], ['127.0.0.1']);
   });
 });
 

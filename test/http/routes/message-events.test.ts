@@ -62,11 +62,13 @@ describe('MessageEvents of the message details, in the hosted service\'s form', 
   before(async () => {
     sink = await startSmtpSink();
     sink.rcptReplies.set('gone@example.net', { code: 550, message: '5.1.1 No such user' });
+    sink.rcptReplies.set('later@example.net', { code: 452, message: '4.2.2 Mailbox full' });
     s = await startService({ env: { MAILROOM_SMTP_RELAY: `smtp://127.0.0.1:${sink.port}` } });
     await addConfirmedSender(s, FROM);
     ids.tracked = await send({ TrackOpens: true, TrackLinks: 'HtmlOnly' });
     ids.bounced = await send({ To: 'gone@example.net' });
     ids.complained = await send({ MessageStream: 'broadcast' });
+    ids.deferred = await send({ To: 'later@example.net' });
     await s.drain();
     await hit(openUrl(s.ctx, { messageId: ids.tracked, recipient: 'reader@example.net' }));
     await hit(clickUrl(s.ctx, { messageId: ids.tracked, recipient: 'reader@example.net', link: 'https://example.org/a', location: 'HTML' }));
@@ -112,6 +114,14 @@ describe('MessageEvents of the message details, in the hosted service\'s form', 
     assert.equal((await s.request('GET', `/bounces/${bounced.Details.BounceID}`)).body.ID, bounce.ID);
     const changed = evs.find((e) => e.Type === 'SubscriptionChanged')!;
     assert.deepEqual(changed.Details, { Origin: 'Recipient', SuppressSending: 'True', SuppressionReason: 'HardBounce' });
+  });
+
+  it('gives a deferral a Transient event with the delivery fields of the published example', async () => {
+    const evs = await events(ids.deferred!);
+    assert.deepEqual(evs.map((e) => e.Type), ['Transient']);
+    assert.match(String(evs[0]!.Details.DeliveryMessage), /^smtp;452 /);
+    assert.equal(evs[0]!.Details.DestinationIP, '127.0.0.1');
+    assert.equal(evs[0]!.Recipient, 'later@example.net');
   });
 
   it('shows a spam complaint as a Bounced event of the SpamComplaint bounce', async () => {

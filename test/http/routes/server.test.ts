@@ -21,12 +21,15 @@ describe('GET/PUT /server', () => {
   it('updates settings and keeps them', async () => {
     const r = await s.request('PUT', '/server', { body: { Color: 'green', TrackOpens: true, TrackLinks: 'HtmlOnly', RetentionDays: 30 } });
     assert.equal(r.status, 200);
-    assert.equal(r.body.Color, 'green', 'kept as written');
+    assert.equal(r.body.Color, 'Green', 'matched in any case, answered in the published spelling (issue 27)');
     assert.equal(r.body.TrackOpens, true);
     assert.equal(r.body.TrackLinks, 'HtmlOnly');
     assert.equal(r.body.RetentionDays, 30);
     const again = await s.request('GET', '/server');
-    assert.equal(again.body.Color, 'green');
+    assert.equal(again.body.Color, 'Green');
+    // A row saved in another spelling before (as written) reads in the published one.
+    await s.ctx.db.updateTable('servers').set({ color: 'red' }).where('id', '=', s.serverId).execute();
+    assert.equal((await s.request('GET', '/server')).body.Color, 'Red');
   });
 
   it('refuses bad values with their published codes', async () => {

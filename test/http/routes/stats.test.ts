@@ -109,17 +109,21 @@ describe('statistics from real sends, opens, clicks and bounces across a Moscow 
   });
 
   it('answers each day series', async () => {
-    assert.deepEqual((await get('/stats/outbound/bounces')).body, { Days: [{ Date: '2026-03-09', HardBounce: 1 }], HardBounce: 1 });
+    // A day carries every fixed key of its series, zero when nothing happened (the official Python client
+    // requires each of them in every day of bounces, platforms and click location, issue 27).
+    const bounceKeys = { HardBounce: 1, SMTPApiError: 0, SoftBounce: 0, Transient: 0 };
+    assert.deepEqual((await get('/stats/outbound/bounces')).body, { Days: [{ Date: '2026-03-09', ...bounceKeys }], ...bounceKeys });
     assert.deepEqual((await get('/stats/outbound/spam')).body, { Days: [{ Date: '2026-03-10', SpamComplaint: 1 }], SpamComplaint: 1 });
     assert.deepEqual((await get('/stats/outbound/tracked')).body, { Days: [{ Date: '2026-03-09', Tracked: 1 }], Tracked: 1 });
     assert.deepEqual((await get('/stats/outbound/opens')).body, { Days: [{ Date: '2026-03-09', Opens: 3, Unique: 2 }], Opens: 3, Unique: 2 });
     assert.deepEqual((await get('/stats/outbound/clicks')).body, { Days: [{ Date: '2026-03-09', Clicks: 3, Unique: 2 }], Clicks: 3, Unique: 2 });
     const platforms = (await get('/stats/outbound/opens/platforms')).body;
-    assert.deepEqual(platforms, { Days: [{ Date: '2026-03-09', Desktop: 1, Mobile: 1 }], Desktop: 1, WebMail: 0, Mobile: 1, Unknown: 0 });
+    assert.deepEqual(platforms, { Days: [{ Date: '2026-03-09', Desktop: 1, WebMail: 0, Mobile: 1, Unknown: 0 }], Desktop: 1, WebMail: 0, Mobile: 1, Unknown: 0 });
     const location = (await get('/stats/outbound/clicks/location')).body;
     assert.deepEqual(location, { Days: [{ Date: '2026-03-09', HTML: 2, Text: 1 }], HTML: 2, Text: 1 });
     const clickPlatforms = (await get('/stats/outbound/clicks/platforms')).body;
     assert.equal(clickPlatforms.Desktop + clickPlatforms.Mobile, 3);
+    assert.deepEqual(Object.keys(clickPlatforms.Days[0]).sort(), ['Date', 'Desktop', 'Mobile', 'Unknown', 'WebMail']);
     const browsers = (await get('/stats/outbound/clicks/browserfamilies')).body;
     assert.equal(browsers.Days.length, 1);
     assert.equal(Object.entries(browsers).filter(([k]) => k !== 'Days').reduce((a, [, v]) => a + (v as number), 0), 3);

@@ -24,7 +24,7 @@ export default async function bulkRoutes(app: App, ctx: AppContext): Promise<voi
       schema: {
         ...base,
         body: Type.Object({ From: Type.String(), Messages: Type.Array(Type.Object({ To: Type.String() })) }, { additionalProperties: true }),
-        response: { 200: Type.Object({ Id: Type.String(), Status, SubmittedAt: Type.String() }) },
+        response: { 200: Type.Object({ Id: Type.String(), ID: Type.String(), Status, SubmittedAt: Type.String() }) },
       },
     },
     async (req) => submitBulk(ctx, serverAuth(req.auth), req.body),
