@@ -1,10 +1,13 @@
 // tier: slow
 // While several of the largest CSS inlinings the budget allows run at once (templates/inline-css.ts: about
 // 1,000,000 units, 220-300 ms of juice's CPU each), the HTTP API keeps answering (issue 27, "run renders so that
-// one cannot stall the others"). On the event loop, six at once held /healthz for over a second; on the worker
-// threads (infra/threads) its p99 stays well under one inlining's CPU time, and each answer is what inlining in
-// place gives. The service is the real CLI in a child process, so the probe measures its event loop from outside.
+// one cannot stall the others"). On the event loop, six at once held /healthz for 0.5-1.1 s (5 probes in 2.6 s)
+// and the loop spent 1,340 ms of CPU on twelve; on the worker threads (infra/threads) /healthz p95 stays under
+// half of one inlining's CPU time, the loop spends a fraction of the inlinings' CPU, and each answer is what
+// inlining in place gives. The service is the real CLI in a child process, so the probe measures its event loop
+// from outside, and /proc shows the CPU time of its main thread.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { INLINE_CSS_BUDGET, inlineCss } from '../../../src/domain/templates/inline-css.js';
@@ -17,6 +20,14 @@ const AT_ONCE = 6;
 const ROUNDS = 2;
 /** 324 selectors over 3,001 elements: 996,332 units, just within INLINE_CSS_BUDGET. */
 const LARGEST = `<html><head><style>${Array.from({ length: 162 }, (_, i) => `.c${i}, .d${i}{color:red}`).join('')}</style></head><body>${'<p class="c1">a</p>'.repeat(2997)}</body></html>`;
+
+/** CPU time of a process's main thread (its event loop), in ms: Linux /proc/<pid>/task/<pid>/stat, utime + stime. */
+function loopCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+const TICKS_PER_SECOND = 100;
 
 const cpuMs = (fn: () => unknown): number => {
   const c = process.cpuUsage();
@@ -37,7 +48,7 @@ describe('/healthz while the largest allowed CSS inlinings run at once', () => {
     await s?.close();
   });
 
-  it(`answers /healthz with p99 well under one inlining's CPU time while ${AT_ONCE} run at once, with the same results`, async () => {
+  it(`keeps the inlinings off the event loop and /healthz fast (p95 under half an inlining's CPU time) while ${AT_ONCE} run at once, with the same results`, async () => {
     const cost = 996_332;
     assert.ok(cost > 0.99 * INLINE_CSS_BUDGET && cost <= INLINE_CSS_BUDGET, `${cost} units`);
     assert.throws(() => inlineCss(LARGEST, cost - 1), /324 style rules against 3001 elements/);
@@ -54,6 +65,16 @@ describe('/healthz while the largest allowed CSS inlinings run at once', () => {
     // Warm up: the first inlining starts a worker thread and loads juice there (seconds under tsx).
     assert.equal((await validate()).status, 200);
 
+    // The machine's own noise, for the figures: /healthz alone for 2 s.
+    const idle: number[] = [];
+    for (const until = performance.now() + 2000; performance.now() < until; ) {
+      const start = performance.now();
+      await fetch(`${p.url}/healthz`).then((r) => r.arrayBuffer());
+      idle.push(performance.now() - start);
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    idle.sort((a, b) => a - b);
+    const idleP99 = idle[Math.floor(idle.length * 0.99)]!;
     const latencies: number[] = [];
     let running = true;
     let failures = 0;
@@ -70,25 +91,33 @@ describe('/healthz while the largest allowed CSS inlinings run at once', () => {
         await new Promise((res) => setTimeout(res, 10));
       }
     })();
+    const loopBefore = loopCpuMs(p.child.pid!);
     const started = performance.now();
     const answers = [];
     for (let round = 0; round < ROUNDS; round++) answers.push(...(await Promise.all(Array.from({ length: AT_ONCE }, validate))));
     const seconds = (performance.now() - started) / 1000;
+    const loopCpu = loopCpuMs(p.child.pid!) - loopBefore;
     running = false;
     await probe;
     latencies.sort((a, b) => a - b);
-    const p99 = latencies[Math.floor(latencies.length * 0.99)]!;
-    const max = latencies[latencies.length - 1]!;
+    const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))]!;
+    const [p50, p95, p99, max] = [at(0.5), at(0.95), at(0.99), latencies[latencies.length - 1]!];
     console.log(
-      `one inlining: ${cost} units, ${single.toFixed(0)} ms of CPU; ${ROUNDS} x ${AT_ONCE} at once in ${seconds.toFixed(1)} s; /healthz ${latencies.length} probes, ` +
-        `p50 ${latencies[Math.floor(latencies.length / 2)]!.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms; load average ${loadavg()[0]!.toFixed(1)}`,
+      `one inlining: ${cost} units, ${single.toFixed(0)} ms of CPU; ${ROUNDS} x ${AT_ONCE} at once in ${seconds.toFixed(1)} s; the service's event loop used ${loopCpu.toFixed(0)} ms of CPU; ` +
+        `/healthz ${latencies.length} probes, p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms ` +
+        `(alone before: p99 ${idleP99.toFixed(1)} ms, max ${idle[idle.length - 1]!.toFixed(1)} ms); load average ${loadavg()[0]!.toFixed(1)}`,
     );
     for (const a of answers) {
       assert.equal(a.status, 200);
       assert.equal(a.body.HtmlBody.RenderedContent, expected, 'the same HTML as inlining in place');
     }
     assert.equal(failures, 0, 'every /healthz answered 200');
-    assert.ok(p99 < single / 2, `/healthz p99 ${p99.toFixed(1)} ms against ${single.toFixed(0)} ms of CPU for one inlining`);
+    // The inlinings' CPU is not the event loop's: it spent less than a quarter of it (on the loop, all of it).
+    const inlinings = ROUNDS * AT_ONCE;
+    assert.ok(loopCpu < (inlinings * single) / 4, `the event loop used ${loopCpu.toFixed(0)} ms of CPU for ${inlinings} inlinings of ${single.toFixed(0)} ms`);
+    // p95 rather than p99: on the shared 2-core machine at a load of 13-17, /healthz alone (no inlining) had a
+    // p99 of 13 to 190 ms, so the last percent measures the machine; stalled, every probe waited for inlinings.
+    assert.ok(p95 < single / 2, `/healthz p95 ${p95.toFixed(1)} ms (p99 ${p99.toFixed(1)} ms) against ${single.toFixed(0)} ms of CPU for one inlining`);
     // Stalled, the loop answered a handful of probes in seconds.
     assert.ok(latencies.length >= 10, `${latencies.length} probes`);
   });
