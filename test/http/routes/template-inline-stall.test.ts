@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { INLINE_CSS_BUDGET, inlineCss } from '../../../src/domain/templates/inline-css.js';
 import { startServeProcess, type ServeProcess } from '../../helpers/serve-process.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
+import { ADMIN, addUsers, ConsoleClient, VIEWER } from '../console/helpers.js';
 import { SERVER_TOKEN, startService, type TestService } from '../../helpers/service.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -41,7 +42,8 @@ describe('/healthz while the largest allowed CSS inlinings run at once', () => {
   let p: ServeProcess;
   before(async () => {
     s = await startService();
-    p = await startServeProcess(s, {});
+    // No submission listener: its default port may be taken by another test's service on this machine.
+    p = await startServeProcess(s, { MAILROOM_SUBMISSION_PORT: 'off' });
   });
   after(async () => {
     await p?.kill();
@@ -125,32 +127,65 @@ describe('/healthz while the largest allowed CSS inlinings run at once', () => {
 
 describe('CSS inlining when every worker thread is busy', () => {
   let s: TestService;
+  let templateId: number;
   before(async () => {
-    // One worker and no queue: a second inlining while the first runs finds the pool full.
-    s = await startService({ env: { MAILROOM_PARSE_THREADS: '1', MAILROOM_PARSE_QUEUE: '0' } });
+    // One worker: one inlining runs, three wait in the pool's queue, and INLININGS_PER_THREAD (4) are under way.
+    s = await startService({ env: { MAILROOM_PARSE_THREADS: '1', MAILROOM_PARSE_QUEUE: '3' } });
     await addConfirmedSender(s, 'styles@example.com');
+    await addUsers(s);
     const t = await s.request('POST', '/templates', { body: { Name: 'Largest', Alias: 'largest', Subject: 'Hi {{n}}', HtmlBody: LARGEST } });
     assert.equal(t.status, 200, t.text);
+    templateId = t.body.TemplateId;
   });
   after(() => s?.close());
 
+  /** Four of the largest inlinings under way (one running, three waiting): the next is refused while they last. */
+  async function busy(): Promise<{ done: Promise<void> }> {
+    const four = Promise.all([0, 1, 2, 3].map(() => s.request('POST', '/templates/validate', { body: { Subject: 'x', HtmlBody: LARGEST, TestRenderModel: {} } })));
+    await waitFor(() => s.ctx.threads.running === 1 && s.ctx.threads.waiting === 3, { timeoutMs: 10_000, what: 'four inlinings under way' });
+    // In an object: an async function's returned promise would be awaited with it.
+    return {
+      done: four.then((rs) => {
+        for (const r of rs) assert.equal(r.status, 200, r.text);
+      }),
+    };
+  }
+
   it('refuses a batch with templates as a whole, 503 with Retry-After, storing nothing; it goes through once the worker is free', async () => {
-    const first = s.request('POST', '/templates/validate', { body: { Subject: 'x', HtmlBody: LARGEST, TestRenderModel: {} } });
-    await waitFor(() => s.ctx.threads.running > 0, { timeoutMs: 10_000, what: 'the first inlining to reach the worker' });
+    const four = await busy();
     const Messages = [0, 1].map((n) => ({ From: 'styles@example.com', To: `r${n}@example.net`, TemplateAlias: 'largest', TemplateModel: { n } }));
-    const busy = await s.request('POST', '/email/batchWithTemplates', { body: { Messages } });
-    assert.equal(busy.status, 503, busy.text);
-    assert.equal(busy.body.ErrorCode, 100);
-    assert.equal(busy.headers.get('retry-after'), '1');
-    assert.match(busy.body.Message, /send the request again shortly/);
+    const refused = await s.request('POST', '/email/batchWithTemplates', { body: { Messages } });
+    assert.equal(refused.status, 503, refused.text);
+    assert.equal(refused.body.ErrorCode, 100);
+    assert.equal(refused.headers.get('retry-after'), '1');
+    assert.match(refused.body.Message, /send the request again shortly/);
     const stored = await s.ctx.db.selectFrom('messages').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow();
     assert.equal(Number(stored.n), 0);
-    assert.equal((await first).status, 200);
+    await four.done;
     const sent = await s.request('POST', '/email/batchWithTemplates', { body: { Messages } });
     assert.equal(sent.status, 200, sent.text);
     for (const r of sent.body) assert.equal(r.ErrorCode, 0, JSON.stringify(r));
     const details = await s.request('GET', `/messages/outbound/${sent.body[0].MessageID}/details`);
     assert.equal(details.status, 200, details.text);
     assert.equal(details.body.HtmlBody, inlineCss(LARGEST));
+  });
+
+  it("the console editor's check answers 503 with Retry-After, and its test send says why it was not sent", async () => {
+    const viewer = new ConsoleClient(s);
+    assert.equal((await viewer.signIn(VIEWER)).status, 303);
+    const admin = new ConsoleClient(s);
+    assert.equal((await admin.signIn(ADMIN)).status, 303);
+    const path = `/console/s/${s.serverId}/templates/${templateId}`;
+    const form = { subject: 'x', htmlbody: LARGEST, textbody: '', model: '{}', test_from: 'styles@example.com', test_to: 'qa@example.net' };
+    const four = await busy();
+    const check = await viewer.post(`${path}/check`, form);
+    const test = await admin.post(`${path}/send-test`, form);
+    await four.done;
+    assert.equal(check.status, 503, check.text);
+    assert.equal(check.headers.get('retry-after'), '1');
+    assert.equal(JSON.parse(check.text).ErrorCode, 100);
+    assert.equal(test.status, 422, test.text);
+    assert.match(test.text, /The test was not sent: Too many templates are having their CSS inlined at once/);
+    assert.equal((await viewer.post(`${path}/check`, form)).status, 200);
   });
 });
