@@ -98,6 +98,7 @@ export const INLINE_ON_LOOP_BELOW = 5_000;
 export const INLININGS_PER_THREAD = 4;
 export const RETRY_AFTER_SECONDS = 1;
 const ROOM_POLL_MS = 25;
+/** Inlinings sent to the pool and not yet answered, in this process (which has one pool, ctx.threads). */
 let underWay = 0;
 
 /** Inlines off the event loop (on a worker thread) when the work is worth the hop; the same result as inlineCss(). */
