@@ -49,7 +49,7 @@ export function createContext(config: Config, o: ContextOverrides = {}): AppCont
   // As many idle sessions per target as jobs may run at once: with fewer, a relay serving every job saw
   // sessions closed on release and opened again (TCP, greeting, EHLO) a moment later.
   const smtpPool = new SmtpPool(deliveryOptions(config), Math.max(32, config.deliveryConcurrency));
-  // Parser threads for SMTP mail (infra/threads); their DNS questions come back to this resolver and cache.
+  // Parser threads for SMTP mail and templates' CSS (infra/threads); their DNS questions come back to this resolver and cache.
   const threads = parserPool(config, logger, cachedResolve(dns, clock));
   const ctx: Omit<AppContext, 'sendBatcher'> & { sendBatcher?: SendBatcher } = {
     config,

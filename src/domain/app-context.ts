@@ -37,7 +37,7 @@ export interface AppContext {
   sendBatcher: SendQueue;
   /** Pooled SMTP sessions, shared by the delivery worker and system mail. */
   smtpPool: SmtpPool;
-  /** Worker threads that parse and authenticate SMTP mail off the event loop (infra/threads/pool.ts). */
+  /** Worker threads that parse and authenticate SMTP mail and inline templates' CSS off the event loop (infra/threads/pool.ts). */
   threads: ThreadPool;
   /** Ports the listeners bound (set when they start; useful when configured with port 0). */
   ports: { inboundSmtp: number | null };

@@ -96,8 +96,8 @@ export interface Config {
   inboundDomain: string;
   /** MAILROOM_INBOUND_MAX_MESSAGE_BYTES: the SIZE the inbound listener advertises (RFC 1870) and enforces. */
   inboundMaxMessageBytes: number;
-  /** MAILROOM_PARSE_THREADS: worker threads that parse and authenticate SMTP mail (infra/threads); 0: one per
-   * CPU (os.availableParallelism()). */
+  /** MAILROOM_PARSE_THREADS: worker threads that parse and authenticate SMTP mail and inline templates' CSS
+   * (infra/threads); 0: one per CPU (os.availableParallelism()). */
   parseThreads: number;
   /** MAILROOM_PARSE_QUEUE: messages that may wait for a parser thread; one more is answered 451 4.3.2. */
   parseQueue: number;

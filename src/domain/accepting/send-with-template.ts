@@ -37,7 +37,7 @@ async function renderOne(ctx: AppContext, serverId: number, input: unknown, cach
     cache.set(key, loading);
   }
   const { template, layout } = await loading;
-  const rendered = renderStoredTemplate(template, layout, model, { inlineCss: inline });
+  const rendered = await renderStoredTemplate(ctx.threads, template, layout, model, { inlineCss: inline });
   const plain: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(m)) if (!TEMPLATE_KEYS.has(k)) plain[k] = v;
   plain.Subject = rendered.subject;
@@ -58,7 +58,9 @@ export async function sendWithTemplates(ctx: AppContext, auth: SendAuth, inputs:
       plain.push(await renderOne(ctx, auth.serverId, input, cache));
       outcomes.push(null);
     } catch (err) {
-      if (err instanceof ApiError) outcomes.push(failure(err));
+      // Busy (the CSS inlining threads, templates/inline-css.ts): the request is refused as a whole with 503
+      // and Retry-After, as when the sending queue is full, before anything is stored.
+      if (err instanceof ApiError && err.retryAfter === undefined) outcomes.push(failure(err));
       else throw err;
     }
   }

@@ -36,8 +36,8 @@ export async function submitBulk(ctx: AppContext, auth: SendAuth, body: unknown)
   const sender = { accountId: auth.accountId, serverId: auth.serverId };
   const attachmentList = bulk.attachments.map((a) => ({ name: a.name, contentType: a.contentType, contentId: a.contentId, content: '', size: a.size, checksums: a.checksums }));
   // The first entry compiled now: a template that is missing, a layout or does not render refuses the request.
-  const compile = await compiler(ctx.db, auth.serverId, bulk.content, attachmentList);
-  const first = compile(bulk.entries[0]);
+  const compile = await compiler(ctx.db, { threads: ctx.threads, waitForRoom: false }, auth.serverId, bulk.content, attachmentList);
+  const first = await compile(bulk.entries[0]);
   checkSubjects(compile, bulk.entries);
   const data = await loadCheckData(ctx.db, [{ sender, message: { ...first, recipients: [] } }]);
   const refusal = checkMessage(data, sender, { ...first, recipients: [] });

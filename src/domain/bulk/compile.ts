@@ -12,6 +12,7 @@ import type { AttachmentChecksums } from '../accepting/checksums.js';
 import type { PreparedAttachment, PreparedMessage } from '../accepting/types.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { parseTemplate, RenderBudget, renderNodesToString, TemplateError, type TemplateNode } from '../templates/render.js';
+import type { CssThreads } from '../templates/inline-css.js';
 import { loadTemplateForSending, renderStoredTemplate, type RenderedMessage } from '../templates/render-message.js';
 import { mergeHeaders, type BulkContent, type BulkEntry } from './content.js';
 
@@ -19,9 +20,16 @@ import { mergeHeaders, type BulkContent, type BulkEntry } from './content.js';
  * Compiles one entry; `subject` is the Subject as written (the template's, for TemplateId/TemplateAlias);
  * `subjectOf` renders only the Subject, null when it has no template tags (the same for every entry).
  */
-export type Compile = ((entry: BulkEntry) => PreparedMessage) & { subject: string; subjectOf: SubjectOf };
+export type Compile = ((entry: BulkEntry) => Promise<PreparedMessage>) & { subject: string; subjectOf: SubjectOf };
 type SubjectOf = ((model: unknown) => string) | null;
-type Renderer = ((model: unknown) => RenderedMessage) & { subject: string; subjectOf: SubjectOf };
+type Renderer = ((model: unknown) => Promise<RenderedMessage>) & { subject: string; subjectOf: SubjectOf };
+
+/** Where a stored template's CSS is inlined (templates/inline-css.ts): the process's thread pool, and whether
+ * to wait for room there (the expansion job) or refuse with 503 (the request). */
+export interface CssInlining {
+  threads: CssThreads;
+  waitForRoom: boolean;
+}
 
 function parsed(part: string, source: string | null): TemplateNode[] | null {
   if (source === null) return null;
@@ -43,11 +51,12 @@ function rendered(part: string, nodes: TemplateNode[], model: unknown, html: boo
 }
 
 /** The renderer of the request's content: throws ApiError (1101, 1122, 1125) when the content cannot be used. */
-export async function contentRenderer(db: Kysely<Database>, serverId: number, c: BulkContent): Promise<Renderer> {
+export async function contentRenderer(db: Kysely<Database>, css: CssInlining, serverId: number, c: BulkContent): Promise<Renderer> {
   if (c.TemplateId !== null || c.TemplateAlias !== null) {
     const { template, layout } = await loadTemplateForSending(db, serverId, { TemplateId: c.TemplateId, TemplateAlias: c.TemplateAlias });
     const nodes = parsed("template's Subject", template.subject ?? '')!;
-    return Object.assign((model: unknown) => renderStoredTemplate(template, layout, model, { inlineCss: c.InlineCss }), {
+    const render = (model: unknown) => renderStoredTemplate(css.threads, template, layout, model, { inlineCss: c.InlineCss, waitForRoom: css.waitForRoom });
+    return Object.assign(render, {
       subject: template.subject ?? '',
       subjectOf: subjectRenderer(template.subject ?? '', nodes),
     });
@@ -55,7 +64,7 @@ export async function contentRenderer(db: Kysely<Database>, serverId: number, c:
   const subject = parsed('Subject', c.Subject ?? '')!;
   const html = parsed('HtmlBody', c.HtmlBody);
   const text = parsed('TextBody', c.TextBody);
-  const render = (model: unknown): RenderedMessage => {
+  const render = async (model: unknown): Promise<RenderedMessage> => {
     // One budget for the entry's three parts, as for a stored template (render-message.ts).
     const budget = new RenderBudget();
     return {
@@ -78,10 +87,10 @@ export function attachmentList(json: string): PreparedAttachment[] {
   return list.map((a) => ({ name: a.Name, contentType: a.ContentType, contentId: a.ContentID, content: '', size: a.ContentLength, checksums: a.Checksums }));
 }
 
-export async function compiler(db: Kysely<Database>, serverId: number, c: BulkContent, attachments: PreparedAttachment[]): Promise<Compile> {
-  const render = await contentRenderer(db, serverId, c);
-  const compile = (entry: BulkEntry): PreparedMessage => {
-    const r = render(entry.TemplateModel ?? {});
+export async function compiler(db: Kysely<Database>, css: CssInlining, serverId: number, c: BulkContent, attachments: PreparedAttachment[]): Promise<Compile> {
+  const render = await contentRenderer(db, css, serverId, c);
+  const compile = async (entry: BulkEntry): Promise<PreparedMessage> => {
+    const r = await render(entry.TemplateModel ?? {});
     const message = prepareMessage(
       {
         From: c.From,

@@ -63,7 +63,10 @@ export async function expandPage(ctx: AppContext, job: Job): Promise<PageResult 
     try {
       // Once per job, not per recipient: the content parsed and its templates compiled, and below the sender,
       // the stream and the server's settings (tracking, sandbox) loaded once for every message of the pages.
-      const compile = await compiler(trx, bulk.server_id, JSON.parse(bulk.content) as BulkContent, attachmentList(bulk.attachments));
+      // A stored template's CSS is inlined on a worker thread; when the pool is full the job waits for room
+      // there (nobody waits for its answer) rather than failing entries or the request.
+      const css = { threads: ctx.threads, waitForRoom: true };
+      const compile = await compiler(trx, css, bulk.server_id, JSON.parse(bulk.content) as BulkContent, attachmentList(bulk.attachments));
       // Up to PAGES_PER_JOB x PAGE_SIZE renders, each within its budget (templates/render.ts) but together
       // seconds of CPU for a heavy template: other requests, /healthz included, get a turn between them.
       const takeTurn = turnTaker();
@@ -71,7 +74,7 @@ export async function expandPage(ctx: AppContext, job: Job): Promise<PageResult 
         for (const [i, entry] of (JSON.parse(entries) as BulkEntry[]).entries()) {
           await takeTurn();
           try {
-            messages.push(compile(entry));
+            messages.push(await compile(entry));
           } catch (err) {
             if (!(err instanceof ApiError)) throw err;
             counts.failed++;

@@ -6,7 +6,15 @@
 // on top of parsing and writing the document back (about 2 µs an element): 1,000 rules over 3,000 elements
 // (70 KB of HTML) took 0.76 s of CPU, so a template the size of a render's output cap would hold the event loop
 // for hours. The work is estimated first, in one pass, and refused past INLINE_CSS_BUDGET (issue 27).
-import juice from 'juice';
+//
+// Within the budget an inlining still takes up to about 250 ms of CPU, and juice cannot be interrupted, so it
+// runs on a worker thread (the process's pool, infra/threads; inline-css-task.ts) and the event loop keeps
+// answering other requests meanwhile: a few such renders at once held /healthz for seconds. An inlining
+// estimated under INLINE_ON_LOOP_BELOW stays on the caller's thread, where it costs less than the hop.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PoolFull, WorkerLost, taskModule, type ThreadPool } from '../../infra/threads/pool.js';
+import { ApiError, ErrorCode } from '../errors.js';
+import { inlineStyles } from './inline-css-task.js';
 import { RenderBudgetError } from './render.js';
 
 /** Cost units of one inlining: elements x (selectors + ELEMENT_COST); a unit is about 0.25 µs of juice's CPU,
@@ -47,16 +55,75 @@ function countElements(html: string): number {
   return n;
 }
 
-export function inlineCss(html: string, budget = INLINE_CSS_BUDGET): string {
-  // Nothing to inline: leave the HTML byte for byte as written (and skip the parse).
-  if (!/<style[\s>]/i.test(html)) return html;
+/** Cost units of `html`'s inlining, or null when it has no <style> to inline; RenderBudgetError past `budget`. */
+export function inliningCost(html: string, budget = INLINE_CSS_BUDGET): number | null {
+  if (!/<style[\s>]/i.test(html)) return null;
   const selectors = countSelectors(html);
   const elements = countElements(html);
-  if (elements * (selectors + ELEMENT_COST) > budget) {
+  const cost = elements * (selectors + ELEMENT_COST);
+  if (cost > budget) {
     throw new RenderBudgetError(
       'InlineCss',
       `Inlining the CSS would match ${selectors} style rules against ${elements} elements, more work than one message may take (${budget} units of elements x (rules + ${ELEMENT_COST})): inline the styles in the template, use fewer rules, or send with InlineCss false`,
     );
   }
-  return juice(html, { preserveMediaQueries: true, preserveFontFaces: true, removeStyleTags: true, applyWidthAttributes: false, applyHeightAttributes: false });
+  return cost;
+}
+
+/** Inlines on this thread (after the budget check): for a worker, a test, or a cost under INLINE_ON_LOOP_BELOW. */
+export function inlineCss(html: string, budget = INLINE_CSS_BUDGET): string {
+  // Nothing to inline: leave the HTML byte for byte as written (and skip the parse).
+  return inliningCost(html, budget) === null ? html : inlineStyles(html);
+}
+
+/** What the inlining needs of the process's thread pool (ctx.threads). */
+export type CssThreads = Pick<ThreadPool, 'run' | 'threads'>;
+
+export interface InlineOptions {
+  budget?: number;
+  /** When every worker is busy and the pool's queue is full, or INLININGS_PER_THREAD per worker are under
+   * way: false (a request) refuses at once with 503 and Retry-After; true (a background job, bulk expansion)
+   * waits for room. */
+  waitForRoom?: boolean;
+}
+
+const TASK = taskModule(import.meta.url, 'inline-css-task');
+/** Under this estimate (about 1 ms of juice, whose floor is about 0.7 ms for any document) the inlining runs
+ * on the caller's thread: the hop to a worker takes 0.3-0.7 ms of the event loop itself (a message each way and
+ * a copy of the HTML) and, measured at a load of 17 on 2 cores, as much wall time as inlining a small
+ * document in place (4-7 ms), so a worker would save the loop little and cost the request a thread's wake-up. */
+export const INLINE_ON_LOOP_BELOW = 5_000;
+/** Inlinings under way or waiting on the pool, per worker: a burst beyond it is refused (or waits, in a job)
+ * rather than filling the pool's queue, which the SMTP listeners share, with rendered documents. */
+export const INLININGS_PER_THREAD = 4;
+export const RETRY_AFTER_SECONDS = 1;
+const ROOM_POLL_MS = 25;
+/** Inlinings sent to the pool and not yet answered, in this process (which has one pool, ctx.threads). */
+let underWay = 0;
+
+/** Inlines off the event loop (on a worker thread) when the work is worth the hop; the same result as inlineCss(). */
+export async function inlineCssOffLoop(threads: CssThreads, html: string, o: InlineOptions = {}): Promise<string> {
+  const cost = inliningCost(html, o.budget);
+  if (cost === null) return html;
+  if (cost < INLINE_ON_LOOP_BELOW) return inlineStyles(html);
+  for (;;) {
+    if (underWay < threads.threads * INLININGS_PER_THREAD) {
+      underWay++;
+      try {
+        return await threads.run<string>(TASK, 'inlineStyles', html, [], { alone: true });
+      } catch (err) {
+        if (err instanceof WorkerLost) {
+          // Alone on its worker, the inlining itself passed the worker's heap or time limit (pool.ts).
+          throw new RenderBudgetError('InlineCss', `Inlining the CSS took more memory or time than one message may take (${err.message}): send with InlineCss false`);
+        }
+        if (!(err instanceof PoolFull)) throw err;
+      } finally {
+        underWay--;
+      }
+    }
+    if (!o.waitForRoom) {
+      throw new ApiError(ErrorCode.Maintenance, 'Too many templates are having their CSS inlined at once; send the request again shortly.', 503, undefined, RETRY_AFTER_SECONDS);
+    }
+    await sleep(ROOM_POLL_MS);
+  }
 }

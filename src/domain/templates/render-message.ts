@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import { ApiError, ErrorCode } from '../errors.js';
-import { inlineCss } from './inline-css.js';
+import { inlineCssOffLoop, type CssThreads, type InlineOptions } from './inline-css.js';
 import { RenderBudget, renderTemplate, TemplateError } from './render.js';
 import { findTemplate, type TemplateRow } from './store.js';
 
@@ -35,12 +35,14 @@ export async function loadTemplateForSending(db: Kysely<Database>, serverId: num
   return { template, layout: layout ?? null };
 }
 
+const refusal = (name: string, err: unknown): unknown =>
+  err instanceof TemplateError ? new ApiError(ErrorCode.TemplateInvalidSyntax, `The template's ${name} could not be rendered: ${err.message}`) : err;
+
 function part(name: string, run: () => string): string {
   try {
     return run();
   } catch (err) {
-    if (err instanceof TemplateError) throw new ApiError(ErrorCode.TemplateInvalidSyntax, `The template's ${name} could not be rendered: ${err.message}`);
-    throw err;
+    throw refusal(name, err);
   }
 }
 
@@ -53,12 +55,23 @@ function body(name: string, source: string | null, layoutSource: string | null |
   });
 }
 
-export function renderStoredTemplate(template: TemplateRow, layout: TemplateRow | null, model: unknown, opts: { inlineCss?: boolean } = {}): RenderedMessage {
+/** `threads`: the pool that inlines the CSS off the event loop (inline-css.ts); `opts.waitForRoom` there. */
+export async function renderStoredTemplate(
+  threads: CssThreads,
+  template: TemplateRow,
+  layout: TemplateRow | null,
+  model: unknown,
+  opts: { inlineCss?: boolean } & Pick<InlineOptions, 'waitForRoom'> = {},
+): Promise<RenderedMessage> {
   // The message's parts and layouts share one render budget (render.ts, RenderBudget).
   const budget = new RenderBudget();
   const subject = part('Subject', () => renderTemplate(template.subject ?? '', model, { html: false, budget }));
   let htmlBody = body('HtmlBody', template.html_body, layout?.html_body, model, true, budget);
   const textBody = body('TextBody', template.text_body, layout?.text_body, model, false, budget);
-  if (htmlBody !== null && opts.inlineCss !== false) htmlBody = part('HtmlBody', () => inlineCss(htmlBody!));
+  if (htmlBody !== null && opts.inlineCss !== false) {
+    htmlBody = await inlineCssOffLoop(threads, htmlBody, { waitForRoom: opts.waitForRoom }).catch((err: unknown) => {
+      throw refusal('HtmlBody', err);
+    });
+  }
   return { subject, htmlBody, textBody };
 }

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { contentPlaceholders, templateType } from './fields.js';
-import { inlineCss } from './inline-css.js';
+import { inlineCssOffLoop, type CssThreads } from './inline-css.js';
 import { parseTemplate, TemplateError, type TemplateNode } from './parse.js';
 import { RenderBudget, RenderBudgetError, renderNodesToString } from './render.js';
 import { findTemplate } from './store.js';
@@ -46,7 +46,8 @@ function parsed(source: string): { nodes?: TemplateNode[]; error?: ValidationErr
   }
 }
 
-export async function validateTemplate(db: Kysely<Database>, serverId: number, input: ValidateInput) {
+/** `threads`: the pool that inlines the CSS for the HtmlBody's test render off the event loop (inline-css.ts). */
+export async function validateTemplate(db: Kysely<Database>, threads: CssThreads, serverId: number, input: ValidateInput) {
   const type = templateType(input.TemplateType) ?? 'Standard';
   let layout: { HtmlBody: TemplateNode[] | null; TextBody: TemplateNode[] | null } | null = null;
   if (type === 'Standard' && input.LayoutTemplate) {
@@ -89,7 +90,7 @@ export async function validateTemplate(db: Kysely<Database>, serverId: number, i
       let text = renderNodesToString(nodes, model, { html, content: type === 'Layout' ? '' : undefined, budget });
       const wrap = name === 'Subject' ? null : layout?.[name];
       if (wrap) text = renderNodesToString(wrap, model, { html, content: text, budget });
-      if (html && input.InlineCssForHtmlTestRender !== false) text = inlineCss(text);
+      if (html && input.InlineCssForHtmlTestRender !== false) text = await inlineCssOffLoop(threads, text);
       result.RenderedContent = text;
     } catch (err) {
       if (err instanceof RenderBudgetError) throw new ApiError(ErrorCode.TemplateInvalidSyntax, `The ${name} could not be rendered with the test model: ${err.message}`);

@@ -2,7 +2,8 @@
 // by default) and MAILROOM_PARSE_QUEUE waiting messages. Each worker has its own heap limit: parsing holds a
 // few times a message's bytes (10 MiB inbound, 10.5 MB submitted), and a message that needs more than
 // WORKER_HEAP_MB loses its worker (the message is refused 554 5.6.0), never the process. The tasks' DNS
-// questions are answered on the main thread by `resolve` (MAILROOM_DNS_SERVERS and its answer cache).
+// questions are answered on the main thread by `resolve` (MAILROOM_DNS_SERVERS and its answer cache). The same
+// workers inline templates' CSS (domain/templates/inline-css.ts), which bounds its own share of them.
 import type { Config } from '../config-types.js';
 import type { ResolveFn } from '../dns/cache.js';
 import type { Logger } from '../logger.js';

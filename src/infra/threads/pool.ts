@@ -1,5 +1,5 @@
 // A pool of worker threads for CPU work that does not need the event loop: MIME parsing and mail
-// authentication of inbound and submitted mail (issue 28). While a worker parses a hostile message (10,000
+// authentication of inbound and submitted mail (issue 28), and the CSS inlining of templates (issue 27). While a worker parses a hostile message (10,000
 // attachments, megabytes of base64), the main thread keeps answering HTTP and SMTP.
 //
 // - Sized to the machine (os.availableParallelism(), MAILROOM_PARSE_THREADS); workers start on first use.
@@ -89,7 +89,8 @@ interface Slot {
 const TASKS_PER_WORKER = 16;
 const WORKER_LOAD_BYTES = 32 * 1024 * 1024;
 
-function weightOf(input: unknown, transfer: Transferable[]): number {
+function weightOf(input: unknown, transfer: Transferable[], alone: boolean): number {
+  if (alone) return WORKER_LOAD_BYTES;
   let w = typeof input === 'string' ? input.length : 0;
   for (const t of transfer) if (t instanceof ArrayBuffer) w += t.byteLength;
   return w > 0 ? Math.min(w, WORKER_LOAD_BYTES) : WORKER_LOAD_BYTES;
@@ -128,14 +129,16 @@ export class ThreadPool {
 
   /**
    * Runs export `fn` of the module at `module` (a file URL; under tsx the .ts one) with `input` on a worker.
-   * `transfer`: ArrayBuffers moved to the worker instead of copied. Throws PoolFull when the queue is full.
+   * `transfer`: ArrayBuffers moved to the worker instead of copied. `alone`: a task that computes from start
+   * to end without waiting (CSS inlining) gets a worker of its own, since tasks sharing a worker would only
+   * take turns on its one thread while another worker idles. Throws PoolFull when the queue is full.
    */
-  run<T>(module: string, fn: string, input: unknown, transfer: Transferable[] = []): Promise<T> {
+  run<T>(module: string, fn: string, input: unknown, transfer: Transferable[] = [], opts: { alone?: boolean } = {}): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the thread pool is closed'));
-    const weight = weightOf(input, transfer);
+    const weight = weightOf(input, transfer, opts.alone ?? false);
     const free = this.queue.length === 0 ? this.slots.find((s) => hasRoom(s, weight, this.tasksPerWorker)) : undefined;
     if (!free && this.slots.length >= this.threads && this.queue.length >= this.maxQueue) {
-      return Promise.reject(new PoolFull(`all ${this.threads} parser threads are busy and ${this.queue.length} messages wait`));
+      return Promise.reject(new PoolFull(`all ${this.threads} worker threads are busy and ${this.queue.length} tasks wait`));
     }
     return new Promise<T>((resolve, reject) => {
       const job: Job = { req: { type: 'task', id: ++this.seq, module, fn, input }, transfer, weight, resolve: resolve as (v: unknown) => void, reject };

@@ -58,6 +58,28 @@ describe('parser thread pool', () => {
     }
   });
 
+  it("a task run 'alone' (CSS inlining: it computes without waiting) takes a worker of its own, not a busy one's turn", async () => {
+    const held: Array<() => void> = [];
+    const pool = new ThreadPool({ threads: 2, maxQueue: 4, services: { hold: () => new Promise<unknown>((r) => held.push(() => r(null))) } });
+    try {
+      const first = pool.run<string>(TASK, 'wait', '1', [], { alone: true });
+      await waitFor(() => held.length === 1, { what: 'the first task to start' });
+      // The first worker has room for 15 more ordinary tasks; an alone one starts a second worker instead.
+      const second = pool.run<string>(TASK, 'wait', '2', [], { alone: true });
+      await waitFor(() => held.length === 2, { what: 'the second task to start beside the first' });
+      assert.equal(pool.running, 2);
+      // Both workers taken: an ordinary task waits too, rather than share the alone task's worker.
+      const third = pool.run<string>(TASK, 'wait', '3');
+      assert.equal(pool.waiting, 1);
+      held.splice(0).forEach((release) => release());
+      await waitFor(() => held.length === 1, { what: 'the waiting task to start' });
+      held.splice(0).forEach((release) => release());
+      assert.deepEqual(await Promise.all([first, second, third]), ['1', '2', '3']);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('a worker that dies while it runs several tasks fails each as shared; alone, as its own', async () => {
     const { pool, held } = heldPool(4);
     try {

@@ -39,7 +39,7 @@ function parseModel(text: string | undefined): { model?: unknown; error?: string
 }
 
 function check(ctx: AppContext, c: PageCall, t: TemplateRow, model: unknown): Promise<Validation> {
-  return validateTemplate(ctx.db, c.server.id, {
+  return validateTemplate(ctx.db, ctx.threads, c.server.id, {
     Subject: t.template_type === 'Layout' ? null : (c.body.subject ?? ''),
     HtmlBody: c.body.htmlbody ?? '',
     TextBody: c.body.textbody ?? '',
@@ -72,7 +72,9 @@ async function refusable<T>(c: PageCall, run: () => Promise<T>, refused: (err: A
     return await run();
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    c.reply.status(422);
+    // 503 with Retry-After when the CSS inlining threads are busy (templates/inline-css.ts), else 422.
+    if (err.retryAfter !== undefined) c.reply.header('retry-after', String(err.retryAfter));
+    c.reply.status(err.status ?? 422);
     return refused(err);
   }
 }
@@ -87,7 +89,7 @@ async function editor(ctx: AppContext, c: PageCall, t: TemplateRow, o: { values?
   const layouts = t.template_type === 'Standard' ? (await listTemplates(ctx.db, c.server.id, { count: 500, offset: 0, type: 'Layout' })).rows : [];
   const admin = c.session.user.role === 'admin';
   const base = `/console/s/${c.server.id}/templates/${t.id}`;
-  const model = o.values?.model ?? JSON.stringify((await validateTemplate(ctx.db, c.server.id, { Subject: t.subject, HtmlBody: t.html_body, TextBody: t.text_body, TemplateType: t.template_type, LayoutTemplate: t.layout_template }).catch(() => null))?.SuggestedTemplateModel ?? {}, null, 2);
+  const model = o.values?.model ?? JSON.stringify((await validateTemplate(ctx.db, ctx.threads, c.server.id, { Subject: t.subject, HtmlBody: t.html_body, TextBody: t.text_body, TemplateType: t.template_type, LayoutTemplate: t.layout_template }).catch(() => null))?.SuggestedTemplateModel ?? {}, null, 2);
   const body = html`<form method="post" action="${base}/save" class="editor" id="template-form" data-check="${base}/check">${csrf(c.session)}
 <div class="editor-fields">
 <label for="t-name">Name</label><input id="t-name" name="name" value="${v.name}" required maxlength="200"${admin ? '' : html` readonly`}>
@@ -120,7 +122,7 @@ export function registerTemplateEditor(r: ConsoleRouter, ctx: AppContext): void 
   // The frame before the first preview: the stored template rendered with its suggested model.
   r.page('/console/s/:sid/templates/:tid/preview', async (c) => {
     const t = await getTemplate(ctx.db, c.server.id, c.params.tid!);
-    const v = await validateTemplate(ctx.db, c.server.id, { HtmlBody: t.html_body ?? '', TemplateType: t.template_type, LayoutTemplate: t.layout_template });
+    const v = await validateTemplate(ctx.db, ctx.threads, c.server.id, { HtmlBody: t.html_body ?? '', TemplateType: t.template_type, LayoutTemplate: t.layout_template });
     c.reply.header('content-security-policy', bodyCsp(false)).header('x-frame-options', 'SAMEORIGIN');
     return previewHtml(t, v, t.html_body ?? '', v.SuggestedTemplateModel);
   });

@@ -64,7 +64,7 @@ export default async function templateRoutes(app: App, ctx: AppContext): Promise
     '/templates/validate',
     { config, schema: { ...base, body: ValidateBody } },
     async (req) =>
-      validateTemplate(ctx.db, serverAuth(req.auth).serverId, { ...req.body, ...readTextFields(req.body, ['Subject', 'HtmlBody', 'TextBody', 'TemplateType', 'LayoutTemplate']) }),
+      validateTemplate(ctx.db, ctx.threads, serverAuth(req.auth).serverId, { ...req.body, ...readTextFields(req.body, ['Subject', 'HtmlBody', 'TextBody', 'TemplateType', 'LayoutTemplate']) }),
   );
 
   app.put(
