@@ -45,6 +45,27 @@ export interface RunnerOptions {
 /** Default lease on a claimed job; the heartbeat renews it while the job runs (renew.ts). */
 export const DEFAULT_LEASE_MS = 30_000;
 
+/**
+ * A slot of a queue (and of the job's group) held for a job about to be stored already leased to this runner
+ * (enqueue-leased.ts). It counts as a job in flight from reserve() on, so the runner never holds more than
+ * its concurrency of unsettled jobs. Exactly one of start() (after the job's commit) or cancel() (the commit
+ * failed, or stored no job) gives it back; a slot never started, as in a process killed after the commit,
+ * leaves a leased row that any runner claims again after `leaseMs`.
+ */
+export interface Slot {
+  readonly workerId: string;
+  readonly leaseMs: number;
+  /** Runs the stored job in this slot. */
+  start(job: Job): void;
+  cancel(): void;
+}
+
+function bump(m: Map<string, number>, k: string, d: number): void {
+  const n = (m.get(k) ?? 0) + d;
+  if (n <= 0) m.delete(k);
+  else m.set(k, n);
+}
+
 /** Claims due jobs for its handlers and runs them with bounded concurrency. */
 export class JobRunner {
   readonly workerId = `${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -70,6 +91,17 @@ export class JobRunner {
    * Whatever a named wake-up misses (another process's jobs, a retry coming due) the next poll claims.
    */
   private due: Set<string> | null = null;
+  /**
+   * Queues whose last claim found nothing due (and left no group out): no job of theirs waits in the database
+   * as far as this runner knows. A settling job of such a queue does not claim (the one claim per settled
+   * job that bench:inbound profiled), and reserve() may hand out its free slots. A wake-up naming the queue
+   * (an enqueue), a refused reservation (its job is enqueued unleased) or a poll that finds work forgets it.
+   */
+  private readonly drained = new Set<string>();
+  /** Slots reserved and not yet started or cancelled; stop() waits for them. */
+  private readonly reserved = new Set<Promise<void>>();
+  /** Claim queries run and jobs taken by claims or handed over with a reserved slot (bench:inbound). */
+  readonly stats = { claims: 0, claimed: 0, handedOver: 0 };
 
   constructor(private readonly o: RunnerOptions) {}
 
@@ -124,6 +156,8 @@ export class JobRunner {
     this.stopped = true;
     this.wake();
     await this.loopDone;
+    // A reserved slot settles when its commit does; one started then joins `running`.
+    await Promise.allSettled([...this.reserved]);
     await Promise.allSettled([...this.running]);
     if (this.beatTimer) {
       clearInterval(this.beatTimer);
@@ -137,9 +171,64 @@ export class JobRunner {
    * queues named, or in every queue.
    */
   wake(queues?: string | readonly string[]): void {
+    if (queues === undefined) this.drained.clear();
+    else for (const q of typeof queues === 'string' ? [queues] : queues) this.drained.delete(q);
+    this.kick(queues);
+  }
+
+  /** Starts a round for the queues named (every queue with none), without a word on what waits in them. */
+  private kick(queues?: string | readonly string[]): void {
     if (queues === undefined) this.due = null;
     else if (this.due !== null) for (const q of typeof queues === 'string' ? [queues] : queues) this.due.add(q);
     this.wakeResolve?.();
+  }
+
+  /**
+   * Holds a slot of `queue` (and of `groupKey`, under the handler's groupConcurrency) for a job the caller is
+   * about to store leased to this runner, or null: the runner is not running, the queue or the group has no
+   * free slot, or jobs of the queue wait in the database (they go first: the caller enqueues normally, and
+   * the runner claims in order).
+   */
+  reserve(queue: string, groupKey: string | null = null): Slot | null {
+    const h = this.handlers.get(queue);
+    if (!h || this.stopped) return null;
+    const gk = groupKey ? `${queue}|${groupKey}` : null;
+    const full = (this.inflight.get(queue) ?? 0) >= (h.concurrency ?? 16) || (gk !== null && h.groupConcurrency !== undefined && (this.groupInflight.get(gk) ?? 0) >= h.groupConcurrency);
+    if (!this.drained.has(queue) || full) {
+      this.drained.delete(queue);
+      return null;
+    }
+    this.count(h.queue, gk, 1);
+    let settle!: () => void;
+    const settled = new Promise<void>((r) => (settle = r));
+    this.reserved.add(settled);
+    let open = true;
+    const close = (): boolean => {
+      if (!open) return false;
+      open = false;
+      this.reserved.delete(settled);
+      settle();
+      return true;
+    };
+    return {
+      workerId: this.workerId,
+      leaseMs: h.leaseMs ?? DEFAULT_LEASE_MS,
+      start: (job) => {
+        if (!close()) return;
+        this.stats.handedOver++;
+        this.track(h, job, true);
+      },
+      cancel: () => {
+        if (!close()) return;
+        this.count(h.queue, gk, -1);
+        this.kick(h.queue);
+      },
+    };
+  }
+
+  private count(queue: string, gk: string | null, d: number): void {
+    bump(this.inflight, queue, d);
+    if (gk) bump(this.groupInflight, gk, d);
   }
 
   /** Claims and runs every job due now, repeatedly, until none is left; for tests and the CLI. */
@@ -221,6 +310,7 @@ export class JobRunner {
       if (h.groupConcurrency) {
         for (const [g, n] of this.groupInflight) if (g.startsWith(`${h.queue}|`)) inflight.set(g.slice(h.queue.length + 1), n);
       }
+      this.stats.claims++;
       const jobs = await claimJobs(this.o.database, {
         queues: [h.queue],
         workerId: this.workerId,
@@ -230,39 +320,46 @@ export class JobRunner {
         excludeGroups,
         groupCap: h.groupConcurrency ? { cap: h.groupConcurrency, inflight } : undefined,
       });
+      this.stats.claimed += jobs.length;
       for (const job of jobs) {
         started++;
         this.track(h, job);
       }
       // More may wait: the next round (at once, as something started) claims for this queue again.
-      if (jobs.length > 0) this.due?.add(h.queue);
+      if (jobs.length > 0) {
+        this.due?.add(h.queue);
+        this.drained.delete(h.queue);
+      } else if (excludeGroups.length === 0) {
+        // Nothing due, no group left out: until an enqueue names the queue, settling jobs need not claim.
+        this.drained.add(h.queue);
+      }
     }
     return started;
   }
 
-  private track(h: JobHandler, job: Job): void {
+  /** Runs a claimed job, or one stored leased in a slot already counted (`counted`, reserve()). */
+  private track(h: JobHandler, job: Job, counted = false): void {
     const gk = job.group_key ? `${h.queue}|${job.group_key}` : null;
-    const add = (m: Map<string, number>, k: string, d: number) => {
-      const n = (m.get(k) ?? 0) + d;
-      if (n <= 0) m.delete(k);
-      else m.set(k, n);
-    };
-    add(this.inflight, h.queue, 1);
-    if (gk) add(this.groupInflight, gk, 1);
+    if (!counted) this.count(h.queue, gk, 1);
     this.leased.set(job.id, h.leaseMs ?? DEFAULT_LEASE_MS);
+    // A freed slot is worth a claim only when jobs may wait in the database; otherwise the next reservation
+    // or the poll fills it.
+    const freed = () => {
+      if (!this.drained.has(h.queue)) this.kick(h.queue);
+    };
     let groupSlot = gk !== null;
     const releaseGroup = () => {
       if (!groupSlot) return;
       groupSlot = false;
-      add(this.groupInflight, gk!, -1);
-      this.wake(h.queue);
+      bump(this.groupInflight, gk!, -1);
+      freed();
     };
     const p = this.execute(h, job, releaseGroup).finally(() => {
       releaseGroup();
-      add(this.inflight, h.queue, -1);
+      bump(this.inflight, h.queue, -1);
       this.running.delete(p);
       this.leased.delete(job.id);
-      this.wake(h.queue);
+      freed();
     });
     this.running.add(p);
   }
