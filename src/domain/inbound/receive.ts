@@ -5,6 +5,8 @@
 // The listener answers 250 only after that commit (RFC 5321 4.2.5): a crash before it makes the sender
 // retry, and the (server, digest) unique index stores a retried message once. Messages arriving together
 // share one commit (InboundWriter), so the database's fsync is not the ceiling of the intake rate.
+// When this process runs the worker too and its runner has a free hook slot, the job is stored leased to it
+// and handed over after the commit (infra/jobs/enqueue-leased.ts, JobRunner.reserve): no claim query.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';

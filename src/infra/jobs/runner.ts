@@ -72,6 +72,12 @@ export class JobRunner {
   private readonly handlers = new Map<string, JobHandler>();
   private readonly inflight = new Map<string, number>();
   private readonly groupInflight = new Map<string, number>();
+  /**
+   * Jobs stored leased in a slot reserved while their group was full (reserve()), waiting in this process
+   * for a group slot: counted per group (reserved or handed over), and the handed-over ones in order.
+   */
+  private readonly groupWaiters = new Map<string, number>();
+  private readonly waitLists = new Map<string, Array<() => void>>();
   private readonly running = new Set<Promise<void>>();
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;
@@ -184,21 +190,29 @@ export class JobRunner {
   }
 
   /**
-   * Holds a slot of `queue` (and of `groupKey`, under the handler's groupConcurrency) for a job the caller is
-   * about to store leased to this runner, or null: the runner is not running, the queue or the group has no
-   * free slot, or jobs of the queue wait in the database (they go first: the caller enqueues normally, and
-   * the runner claims in order).
+   * Holds a slot of `queue` (and a place in `groupKey`, under the handler's groupConcurrency) for a job the
+   * caller is about to store leased to this runner, or null: the runner is not running, the queue has no free
+   * slot, the group has as many jobs waiting here as it runs, or jobs of the queue wait in the database (they
+   * go first: the caller enqueues normally, and the runner claims in order).
    */
   reserve(queue: string, groupKey: string | null = null): Slot | null {
     const h = this.handlers.get(queue);
     if (!h || this.stopped) return null;
     const gk = groupKey ? `${queue}|${groupKey}` : null;
-    const full = (this.inflight.get(queue) ?? 0) >= (h.concurrency ?? 16) || (gk !== null && h.groupConcurrency !== undefined && (this.groupInflight.get(gk) ?? 0) >= h.groupConcurrency);
-    if (!this.drained.has(queue) || full) {
+    const cap = h.concurrency ?? 16;
+    const gcap = gk !== null ? (h.groupConcurrency ?? Infinity) : Infinity;
+    const running = gk !== null ? (this.groupInflight.get(gk) ?? 0) : 0;
+    const waiters = gk !== null ? (this.groupWaiters.get(gk) ?? 0) : 0;
+    // A job whose group is full may wait here for a slot of it (stored leased, handed over after its commit),
+    // up to as many as the group runs at once: one busy application then holds at most twice its share of
+    // the queue's slots, and its messages need no claim each time one of its posts ends.
+    const waits = running + waiters >= gcap;
+    if (!this.drained.has(queue) || (this.inflight.get(queue) ?? 0) >= cap || (waits && waiters >= gcap)) {
       this.drained.delete(queue);
       return null;
     }
-    this.count(h.queue, gk, 1);
+    bump(this.inflight, queue, 1);
+    if (gk) bump(waits ? this.groupWaiters : this.groupInflight, gk, 1);
     let settle!: () => void;
     const settled = new Promise<void>((r) => (settle = r));
     this.reserved.add(settled);
@@ -216,19 +230,42 @@ export class JobRunner {
       start: (job) => {
         if (!close()) return;
         this.stats.handedOver++;
-        this.track(h, job, true);
+        if (waits) this.waitForGroup(h, job, gk!);
+        else this.track(h, job, true);
       },
       cancel: () => {
         if (!close()) return;
-        this.count(h.queue, gk, -1);
+        bump(this.inflight, queue, -1);
+        if (gk) bump(waits ? this.groupWaiters : this.groupInflight, gk, -1);
         this.kick(h.queue);
       },
     };
   }
 
+  /** A handed-over job whose group was full: runs when a slot of its group frees (or now, if one has). */
+  private waitForGroup(h: JobHandler, job: Job, gk: string): void {
+    this.leased.set(job.id, h.leaseMs ?? DEFAULT_LEASE_MS); // renewed while it waits
+    let done!: () => void;
+    const waiting = new Promise<void>((r) => (done = r));
+    this.running.add(waiting); // stop() waits for it
+    const begin = () => {
+      bump(this.groupWaiters, gk, -1);
+      bump(this.groupInflight, gk, 1);
+      this.running.delete(waiting);
+      void this.track(h, job, true).finally(done);
+    };
+    if ((this.groupInflight.get(gk) ?? 0) < (h.groupConcurrency ?? Infinity)) begin();
+    else this.waitLists.set(gk, [...(this.waitLists.get(gk) ?? []), begin]);
+  }
+
   private count(queue: string, gk: string | null, d: number): void {
     bump(this.inflight, queue, d);
     if (gk) bump(this.groupInflight, gk, d);
+  }
+
+  /** A group's jobs running and waiting here, for the claim's room. */
+  private groupHeld(gk: string): number {
+    return (this.groupInflight.get(gk) ?? 0) + (this.groupWaiters.get(gk) ?? 0);
   }
 
   /** Claims and runs every job due now, repeatedly, until none is left; for tests and the CLI. */
@@ -301,14 +338,14 @@ export class JobRunner {
       // message on PostgreSQL (0.65-0.70 with this against 0.74 without, quiet machine, 2026-11-23).
       if (free <= 0 || (held > 0 && free < Math.ceil(cap / 4))) continue;
       const excludeGroups = h.groupConcurrency
-        ? [...this.groupInflight].filter(([g, n]) => g.startsWith(`${h.queue}|`) && n >= h.groupConcurrency!).map(([g]) => g.slice(h.queue.length + 1))
+        ? [...new Set([...this.groupInflight.keys(), ...this.groupWaiters.keys()])].filter((g) => g.startsWith(`${h.queue}|`) && this.groupHeld(g) >= h.groupConcurrency!).map((g) => g.slice(h.queue.length + 1))
         : [];
       // Each group gets no more than the room it has left (the claim numbers jobs per group), so one claim can
       // start many groups' jobs without any group passing its cap.
       const limit = Math.min(free, 100);
       const inflight = new Map<string, number>();
       if (h.groupConcurrency) {
-        for (const [g, n] of this.groupInflight) if (g.startsWith(`${h.queue}|`)) inflight.set(g.slice(h.queue.length + 1), n);
+        for (const g of new Set([...this.groupInflight.keys(), ...this.groupWaiters.keys()])) if (g.startsWith(`${h.queue}|`)) inflight.set(g.slice(h.queue.length + 1), this.groupHeld(g));
       }
       this.stats.claims++;
       const jobs = await claimJobs(this.o.database, {
@@ -338,7 +375,7 @@ export class JobRunner {
   }
 
   /** Runs a claimed job, or one stored leased in a slot already counted (`counted`, reserve()). */
-  private track(h: JobHandler, job: Job, counted = false): void {
+  private track(h: JobHandler, job: Job, counted = false): Promise<void> {
     const gk = job.group_key ? `${h.queue}|${job.group_key}` : null;
     if (!counted) this.count(h.queue, gk, 1);
     this.leased.set(job.id, h.leaseMs ?? DEFAULT_LEASE_MS);
@@ -352,7 +389,11 @@ export class JobRunner {
       if (!groupSlot) return;
       groupSlot = false;
       bump(this.groupInflight, gk!, -1);
-      freed();
+      // A job handed over while its group was full takes the slot first: it is older than any claim.
+      const next = this.waitLists.get(gk!)?.shift();
+      if (this.waitLists.get(gk!)?.length === 0) this.waitLists.delete(gk!);
+      if (next) next();
+      else freed();
     };
     const p = this.execute(h, job, releaseGroup).finally(() => {
       releaseGroup();
@@ -362,6 +403,7 @@ export class JobRunner {
       freed();
     });
     this.running.add(p);
+    return p;
   }
 
   private async execute(h: JobHandler, job: Job, release: () => void): Promise<void> {

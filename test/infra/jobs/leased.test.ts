@@ -22,7 +22,7 @@ describe('jobs stored leased to the local runner', () => {
   const LEASE_MS = 5_000;
 
   /** A runner whose handler records each job and holds it until `gate` opens; no poll during the test. */
-  function runner(queue: string, concurrency: number, gate: Promise<void> = Promise.resolve()) {
+  function runner(queue: string, concurrency: number, gate: Promise<void> = Promise.resolve(), groupConcurrency = concurrency) {
     const r = new JobRunner({ database: s.ctx.database, clock: s.clock, logger: createLogger('silent'), pollMs: 3_600_000 });
     const ran: Job[] = [];
     let running = 0;
@@ -30,7 +30,7 @@ describe('jobs stored leased to the local runner', () => {
     r.register({
       queue,
       concurrency,
-      groupConcurrency: concurrency,
+      groupConcurrency,
       leaseMs: LEASE_MS,
       async handle(job) {
         ran.push(job);
@@ -166,5 +166,32 @@ describe('jobs stored leased to the local runner', () => {
     await stopping;
     assert.equal(ran.length, 1);
     assert.equal((await s.ctx.db.selectFrom('jobs').select('id').where('id', '=', job.id).execute()).length, 0);
+  });
+
+  it('a job handed over while its group is full waits here for a group slot, as many as the group runs', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const { r, ran, most } = runner('leased-wait', 8, gate, 1);
+    r.start();
+    const slots: Slot[] = [];
+    try {
+      slots.push(await slotOf(r, 'leased-wait'));
+      const waiter = r.reserve('leased-wait', 'g');
+      assert.ok(waiter, 'a second slot of the full group: the job will wait here');
+      slots.push(waiter);
+      assert.equal(r.reserve('leased-wait', 'g'), null, 'no more waiting than the group runs at once');
+      for (const [i, slot] of slots.entries()) slot.start(await storeLeased(slot, 'leased-wait', i));
+      await waitFor(() => ran.length === 1, { what: 'the first job' });
+      assert.deepEqual(JSON.parse(ran[0].payload), { n: 0 });
+      open();
+      await waitFor(async () => (await s.ctx.db.selectFrom('jobs').select('id').where('queue', '=', 'leased-wait').execute()).length === 0, { what: 'both jobs done' });
+      assert.deepEqual(ran.map((j) => JSON.parse(j.payload).n), [0, 1], 'the waiting job ran once the first settled');
+      assert.equal(most(), 1, 'one job of the group at a time');
+      assert.equal(r.stats.claimed, 0, 'neither job was claimed');
+    } finally {
+      open();
+      for (const slot of slots) slot.cancel();
+      await r.stop();
+    }
   });
 });
