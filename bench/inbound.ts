@@ -53,7 +53,7 @@ async function waitFor(ask: () => Promise<{ count: number }>, n: number, timeout
   }
 }
 
-async function benchMailroom(dialect: 'sqlite' | 'postgres'): Promise<{ rate: number; smtpRate: number; cpuMs: number }> {
+async function benchMailroom(dialect: 'sqlite' | 'postgres'): Promise<{ rate: number; smtpRate: number; cpuMs: number; jobs: string }> {
   const database = await benchDatabase(dialect, 'inbound', { poolSize: 20 });
   if (!database) throw new Error('PostgreSQL is not reachable');
   const config = loadConfig({
@@ -85,17 +85,20 @@ async function benchMailroom(dialect: 'sqlite' | 'postgres'): Promise<{ rate: nu
     await receiver.ask('reset');
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
+    const stats0 = { ...ctx.runner.stats };
     const r = await send(listener.port, N, to);
     if (r.failed) throw new Error(`${r.failed} messages refused: ${r.firstError}`);
     await waitFor(() => receiver.ask('count'), N);
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
+    const st = ctx.runner.stats;
+    const jobs = `hook jobs: ${st.handedOver - stats0.handedOver} handed over at commit, ${st.claimed - stats0.claimed} claimed in ${st.claims - stats0.claims} claim queries`;
     await ctx.runner.stop();
     await listener.stop();
     await stopHooks();
     const done = await ctx.db.selectFrom('inbound_messages').select((e) => e.fn.countAll().as('n')).where('status', '=', 'Processed').executeTakeFirstOrThrow();
     if (Number(done.n) !== N + 300) throw new Error(`${dialect}: ${done.n} of ${N + 300} messages Processed`);
-    return { rate: N / seconds, smtpRate: N / r.seconds, cpuMs: (cpu.user + cpu.system) / 1000 / N };
+    return { rate: N / seconds, smtpRate: N / r.seconds, cpuMs: (cpu.user + cpu.system) / 1000 / N, jobs };
   } finally {
     await ctx.close();
     await database.drop();
@@ -113,8 +116,8 @@ const ceiling = await send(sinkPort, N, 'sink@bench.example');
 await waitFor(() => sink.ask('count'), N);
 rows.push(['bare SMTP sink (ceiling)', `${fmt(N / ceiling.seconds)} msg/s`]);
 
-const show = (r: { rate: number; smtpRate: number; cpuMs: number }) =>
-  `${fmt(r.rate)} msg/s end to end  (SMTP accepted at ${fmt(r.smtpRate)} msg/s, ${r.cpuMs.toFixed(2)} CPU ms/msg in the service)`;
+const show = (r: { rate: number; smtpRate: number; cpuMs: number; jobs: string }) =>
+  `${fmt(r.rate)} msg/s end to end  (SMTP accepted at ${fmt(r.smtpRate)} msg/s, ${r.cpuMs.toFixed(2)} CPU ms/msg in the service; ${r.jobs})`;
 const only = process.env.BENCH_DB ?? 'both';
 if (only !== 'postgres') rows.push(['mailroom, SQLite (SMTP in -> JSON at receiver)', show(await benchMailroom('sqlite'))]);
 if (only !== 'sqlite') {

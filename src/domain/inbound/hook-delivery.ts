@@ -99,7 +99,7 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
     sync: () => durability.flush(),
   });
 
-  async function handle(job: Job): Promise<void> {
+  async function handle(job: Job, release: () => void): Promise<void> {
     const { inboundId } = JSON.parse(job.payload) as InboundHookJobPayload;
     const m = await ctx.db
       .selectFrom('inbound_messages as m')
@@ -117,6 +117,9 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
     const r: PostResult = m.inbound_hook_url
       ? await poster.post(hookUrlWithPassword(ctx.secrets, m), requestHeaders(m.id, attempt, startedAt), m.payload, timeoutMs)
       : { status: null, error: 'the server has no InboundHookUrl', durationMs: 0, permanent: true };
+    // The post is over: the server's slot (perServer posts in flight) goes to its next message now, while this
+    // job, holding its queue slot and its lease until it settles, strips the payload and commits its outcome.
+    release();
     const outcome = outcomeOf(r, attempt);
     const now = ctx.clock.now();
     const nextAt = outcome === 'retrying' ? now + WEBHOOK_RETRY_SCHEDULE[attempt - 1] : null;

@@ -9,8 +9,11 @@ export interface InboundHookJobPayload {
   inboundId: string;
 }
 
+/** The jobs of one server share a group: the worker posts to one application at most `perServer` at once. */
+export const inboundHookGroup = (serverId: number): string => `inbound:${serverId}`;
+
 export function inboundHookJob(inboundId: string, serverId: number, runAt: number): NewJob {
-  return { queue: INBOUND_HOOK_QUEUE, payload: { inboundId } satisfies InboundHookJobPayload, runAt, groupKey: `inbound:${serverId}` };
+  return { queue: INBOUND_HOOK_QUEUE, payload: { inboundId } satisfies InboundHookJobPayload, runAt, groupKey: inboundHookGroup(serverId) };
 }
 
 /** Inbound message statuses, as GET /messages/inbound shows and filters them. */

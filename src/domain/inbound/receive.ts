@@ -5,6 +5,8 @@
 // The listener answers 250 only after that commit (RFC 5321 4.2.5): a crash before it makes the sender
 // retry, and the (server, digest) unique index stores a retried message once. Messages arriving together
 // share one commit (InboundWriter), so the database's fsync is not the ceiling of the intake rate.
+// When this process runs the worker too and its runner has a free hook slot, the job is stored leased to it
+// and handed over after the commit (infra/jobs/enqueue-leased.ts, JobRunner.reserve): no claim query.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';
@@ -15,10 +17,13 @@ import type { Database } from '../../infra/db/schema.js';
 import type { Insertable } from 'kysely';
 import type { InboundMessagesTable } from '../../infra/db/tables/inbound.js';
 import { enqueueJobs } from '../../infra/jobs/enqueue.js';
+import { enqueueLeasedJobs } from '../../infra/jobs/enqueue-leased.js';
+import type { Slot } from '../../infra/jobs/runner.js';
+import type { Job } from '../../infra/jobs/types.js';
 import type { MessageSource } from '../../infra/spool.js';
 import { PoolFull, TaskError, WorkerLost, taskModule } from '../../infra/threads/pool.js';
 import type { Envelope } from './authenticate.js';
-import { inboundHookJob, INBOUND_HOOK_QUEUE, INBOUND_STATUS } from './hook-queue.js';
+import { inboundHookGroup, inboundHookJob, INBOUND_HOOK_QUEUE, INBOUND_STATUS } from './hook-queue.js';
 import type { InboundMailbox } from './inbound-address.js';
 import { UnreadableMessage } from './parse.js';
 import type { PrepareInput, PreparedInbound, ServerTarget } from './prepare-task.js';
@@ -28,6 +33,14 @@ interface Write {
   row: Insertable<InboundMessagesTable>;
   /** Set by the write: false when the same message was stored before (a retried delivery). */
   stored?: boolean;
+  /**
+   * A queued message's slot in this process's hook runner, asked for once when the message is first written
+   * (undefined until then; null when the runner had none): its job is stored leased to the runner and handed
+   * to it after the commit, without a claim query. store() starts or cancels it once the write settles.
+   */
+  slot?: Slot | null;
+  /** Set by the write: the job stored leased in `slot`. */
+  job?: Job;
 }
 
 /** Payload characters one insert statement carries at most (a message alone may exceed it). */
@@ -63,9 +76,14 @@ export class InboundWriter extends CommitBatcher<Write> {
       name: 'inbound messages',
       maxWeight: 256,
       commit: async (writes) => {
+        // Slots are reserved before the transaction: a job is stored leased only where one is held for it.
+        for (const w of writes) {
+          if (w.slot === undefined) w.slot = w.row.status === INBOUND_STATUS.queued ? ctx.runner.reserve(INBOUND_HOOK_QUEUE, inboundHookGroup(w.row.server_id as number)) : null;
+        }
         // A conflict abort (PostgreSQL deadlock) says nothing about the messages: run it again.
         await withConflictRetry(() => durability.transact(async (trx) => {
           const now = ctx.clock.now();
+          for (const w of writes) w.job = undefined;
           // One statement for the group: the rows RETURNING gives back are those stored; a message stored
           // before (or earlier in this group) is skipped by the (server, digest) index, and not returned.
           // Statements hold at most STATEMENT_PAYLOAD_CHARS of payloads (PostgreSQL takes 1 GB per message).
@@ -80,8 +98,17 @@ export class InboundWriter extends CommitBatcher<Write> {
             for (const r of inserted) stored.add(r.id);
           }
           for (const w of writes) w.stored = stored.has(w.row.id as string);
-          const jobs = writes.filter((w) => w.stored && w.row.status === INBOUND_STATUS.queued).map((w) => inboundHookJob(w.row.id as string, w.row.server_id as number, now));
-          if (jobs.length > 0) await enqueueJobs(trx, jobs, now);
+          const queued = writes.filter((w) => w.stored && w.row.status === INBOUND_STATUS.queued);
+          const job = (w: Write) => inboundHookJob(w.row.id as string, w.row.server_id as number, now);
+          const plain = queued.filter((w) => !w.slot);
+          if (plain.length > 0) await enqueueJobs(trx, plain.map(job), now);
+          const leased = queued.filter((w) => w.slot);
+          if (leased.length > 0) {
+            // One runner, one queue: every slot has the same worker and lease length.
+            const { workerId, leaseMs } = leased[0].slot!;
+            const rows = await enqueueLeasedJobs(trx, leased.map(job), now, { workerId, until: now + leaseMs });
+            leased.forEach((w, i) => (w.job = rows[i]));
+          }
         }, writes.length));
         return writes.map(() => undefined);
       },
@@ -241,8 +268,16 @@ async function store(ctx: AppContext, writer: InboundWriter, prepared: PreparedI
         processed_at: status === INBOUND_STATUS.processed ? now : null,
       },
     };
-    await writer.submit(w);
-    if (w.stored && status === INBOUND_STATUS.queued) queued = true;
+    try {
+      await writer.submit(w);
+    } catch (err) {
+      w.slot?.cancel();
+      throw err;
+    }
+    // Committed and synced: the job stored leased runs now; without a slot it waits for a claim (the wake-up).
+    if (w.slot && w.job) w.slot.start(w.job);
+    else w.slot?.cancel();
+    if (w.stored && status === INBOUND_STATUS.queued && !w.job) queued = true;
     out.push({ address: first.address, addresses: t.own.length, inboundId: id, status, duplicate: !w.stored });
   }
   return queued;

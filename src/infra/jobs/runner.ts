@@ -45,12 +45,39 @@ export interface RunnerOptions {
 /** Default lease on a claimed job; the heartbeat renews it while the job runs (renew.ts). */
 export const DEFAULT_LEASE_MS = 30_000;
 
+/**
+ * A slot of a queue (and of the job's group) held for a job about to be stored already leased to this runner
+ * (enqueue-leased.ts). It counts as a job in flight from reserve() on, so the runner never holds more than
+ * its concurrency of unsettled jobs. Exactly one of start() (after the job's commit) or cancel() (the commit
+ * failed, or stored no job) gives it back; a slot never started, as in a process killed after the commit,
+ * leaves a leased row that any runner claims again after `leaseMs`.
+ */
+export interface Slot {
+  readonly workerId: string;
+  readonly leaseMs: number;
+  /** Runs the stored job in this slot. */
+  start(job: Job): void;
+  cancel(): void;
+}
+
+function bump(m: Map<string, number>, k: string, d: number): void {
+  const n = (m.get(k) ?? 0) + d;
+  if (n <= 0) m.delete(k);
+  else m.set(k, n);
+}
+
 /** Claims due jobs for its handlers and runs them with bounded concurrency. */
 export class JobRunner {
   readonly workerId = `${process.pid}-${randomUUID().slice(0, 8)}`;
   private readonly handlers = new Map<string, JobHandler>();
   private readonly inflight = new Map<string, number>();
   private readonly groupInflight = new Map<string, number>();
+  /**
+   * Jobs stored leased in a slot reserved while their group was full (reserve()), waiting in this process
+   * for a group slot: counted per group (reserved or handed over), and the handed-over ones in order.
+   */
+  private readonly groupWaiters = new Map<string, number>();
+  private readonly waitLists = new Map<string, Array<() => void>>();
   private readonly running = new Set<Promise<void>>();
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;
@@ -70,6 +97,17 @@ export class JobRunner {
    * Whatever a named wake-up misses (another process's jobs, a retry coming due) the next poll claims.
    */
   private due: Set<string> | null = null;
+  /**
+   * Queues whose last claim found nothing due (and left no group out): no job of theirs waits in the database
+   * as far as this runner knows. A settling job of such a queue does not claim (the one claim per settled
+   * job that bench:inbound profiled), and reserve() may hand out its free slots. A wake-up naming the queue
+   * (an enqueue), a refused reservation (its job is enqueued unleased) or a poll that finds work forgets it.
+   */
+  private readonly drained = new Set<string>();
+  /** Slots reserved and not yet started or cancelled; stop() waits for them. */
+  private readonly reserved = new Set<Promise<void>>();
+  /** Claim queries run and jobs taken by claims or handed over with a reserved slot (bench:inbound). */
+  readonly stats = { claims: 0, claimed: 0, handedOver: 0 };
 
   constructor(private readonly o: RunnerOptions) {}
 
@@ -124,6 +162,8 @@ export class JobRunner {
     this.stopped = true;
     this.wake();
     await this.loopDone;
+    // A reserved slot settles when its commit does; one started then joins `running`.
+    await Promise.allSettled([...this.reserved]);
     await Promise.allSettled([...this.running]);
     if (this.beatTimer) {
       clearInterval(this.beatTimer);
@@ -137,9 +177,95 @@ export class JobRunner {
    * queues named, or in every queue.
    */
   wake(queues?: string | readonly string[]): void {
+    if (queues === undefined) this.drained.clear();
+    else for (const q of typeof queues === 'string' ? [queues] : queues) this.drained.delete(q);
+    this.kick(queues);
+  }
+
+  /** Starts a round for the queues named (every queue with none), without a word on what waits in them. */
+  private kick(queues?: string | readonly string[]): void {
     if (queues === undefined) this.due = null;
     else if (this.due !== null) for (const q of typeof queues === 'string' ? [queues] : queues) this.due.add(q);
     this.wakeResolve?.();
+  }
+
+  /**
+   * Holds a slot of `queue` (and a place in `groupKey`, under the handler's groupConcurrency) for a job the
+   * caller is about to store leased to this runner, or null: the runner is not running, the queue has no free
+   * slot, the group has as many jobs waiting here as it runs, or jobs of the queue wait in the database (they
+   * go first: the caller enqueues normally, and the runner claims in order).
+   */
+  reserve(queue: string, groupKey: string | null = null): Slot | null {
+    const h = this.handlers.get(queue);
+    if (!h || this.stopped) return null;
+    const gk = groupKey ? `${queue}|${groupKey}` : null;
+    const cap = h.concurrency ?? 16;
+    const gcap = gk !== null ? (h.groupConcurrency ?? Infinity) : Infinity;
+    const running = gk !== null ? (this.groupInflight.get(gk) ?? 0) : 0;
+    const waiters = gk !== null ? (this.groupWaiters.get(gk) ?? 0) : 0;
+    // A job whose group is full may wait here for a slot of it (stored leased, handed over after its commit),
+    // up to as many as the group runs at once: one busy application then holds at most twice its share of
+    // the queue's slots, and its messages need no claim each time one of its posts ends.
+    const waits = running + waiters >= gcap;
+    if (!this.drained.has(queue) || (this.inflight.get(queue) ?? 0) >= cap || (waits && waiters >= gcap)) {
+      this.drained.delete(queue);
+      return null;
+    }
+    bump(this.inflight, queue, 1);
+    if (gk) bump(waits ? this.groupWaiters : this.groupInflight, gk, 1);
+    let settle!: () => void;
+    const settled = new Promise<void>((r) => (settle = r));
+    this.reserved.add(settled);
+    let open = true;
+    const close = (): boolean => {
+      if (!open) return false;
+      open = false;
+      this.reserved.delete(settled);
+      settle();
+      return true;
+    };
+    return {
+      workerId: this.workerId,
+      leaseMs: h.leaseMs ?? DEFAULT_LEASE_MS,
+      start: (job) => {
+        if (!close()) return;
+        this.stats.handedOver++;
+        if (waits) this.waitForGroup(h, job, gk!);
+        else this.track(h, job, true);
+      },
+      cancel: () => {
+        if (!close()) return;
+        bump(this.inflight, queue, -1);
+        if (gk) bump(waits ? this.groupWaiters : this.groupInflight, gk, -1);
+        this.kick(h.queue);
+      },
+    };
+  }
+
+  /** A handed-over job whose group was full: runs when a slot of its group frees (or now, if one has). */
+  private waitForGroup(h: JobHandler, job: Job, gk: string): void {
+    this.leased.set(job.id, h.leaseMs ?? DEFAULT_LEASE_MS); // renewed while it waits
+    let done!: () => void;
+    const waiting = new Promise<void>((r) => (done = r));
+    this.running.add(waiting); // stop() waits for it
+    const begin = () => {
+      bump(this.groupWaiters, gk, -1);
+      bump(this.groupInflight, gk, 1);
+      this.running.delete(waiting);
+      void this.track(h, job, true).finally(done);
+    };
+    if ((this.groupInflight.get(gk) ?? 0) < (h.groupConcurrency ?? Infinity)) begin();
+    else this.waitLists.set(gk, [...(this.waitLists.get(gk) ?? []), begin]);
+  }
+
+  private count(queue: string, gk: string | null, d: number): void {
+    bump(this.inflight, queue, d);
+    if (gk) bump(this.groupInflight, gk, d);
+  }
+
+  /** A group's jobs running and waiting here, for the claim's room. */
+  private groupHeld(gk: string): number {
+    return (this.groupInflight.get(gk) ?? 0) + (this.groupWaiters.get(gk) ?? 0);
   }
 
   /** Claims and runs every job due now, repeatedly, until none is left; for tests and the CLI. */
@@ -212,15 +338,16 @@ export class JobRunner {
       // message on PostgreSQL (0.65-0.70 with this against 0.74 without, quiet machine, 2026-11-23).
       if (free <= 0 || (held > 0 && free < Math.ceil(cap / 4))) continue;
       const excludeGroups = h.groupConcurrency
-        ? [...this.groupInflight].filter(([g, n]) => g.startsWith(`${h.queue}|`) && n >= h.groupConcurrency!).map(([g]) => g.slice(h.queue.length + 1))
+        ? [...new Set([...this.groupInflight.keys(), ...this.groupWaiters.keys()])].filter((g) => g.startsWith(`${h.queue}|`) && this.groupHeld(g) >= h.groupConcurrency!).map((g) => g.slice(h.queue.length + 1))
         : [];
       // Each group gets no more than the room it has left (the claim numbers jobs per group), so one claim can
       // start many groups' jobs without any group passing its cap.
       const limit = Math.min(free, 100);
       const inflight = new Map<string, number>();
       if (h.groupConcurrency) {
-        for (const [g, n] of this.groupInflight) if (g.startsWith(`${h.queue}|`)) inflight.set(g.slice(h.queue.length + 1), n);
+        for (const g of new Set([...this.groupInflight.keys(), ...this.groupWaiters.keys()])) if (g.startsWith(`${h.queue}|`)) inflight.set(g.slice(h.queue.length + 1), this.groupHeld(g));
       }
+      this.stats.claims++;
       const jobs = await claimJobs(this.o.database, {
         queues: [h.queue],
         workerId: this.workerId,
@@ -230,41 +357,53 @@ export class JobRunner {
         excludeGroups,
         groupCap: h.groupConcurrency ? { cap: h.groupConcurrency, inflight } : undefined,
       });
+      this.stats.claimed += jobs.length;
       for (const job of jobs) {
         started++;
         this.track(h, job);
       }
       // More may wait: the next round (at once, as something started) claims for this queue again.
-      if (jobs.length > 0) this.due?.add(h.queue);
+      if (jobs.length > 0) {
+        this.due?.add(h.queue);
+        this.drained.delete(h.queue);
+      } else if (excludeGroups.length === 0) {
+        // Nothing due, no group left out: until an enqueue names the queue, settling jobs need not claim.
+        this.drained.add(h.queue);
+      }
     }
     return started;
   }
 
-  private track(h: JobHandler, job: Job): void {
+  /** Runs a claimed job, or one stored leased in a slot already counted (`counted`, reserve()). */
+  private track(h: JobHandler, job: Job, counted = false): Promise<void> {
     const gk = job.group_key ? `${h.queue}|${job.group_key}` : null;
-    const add = (m: Map<string, number>, k: string, d: number) => {
-      const n = (m.get(k) ?? 0) + d;
-      if (n <= 0) m.delete(k);
-      else m.set(k, n);
-    };
-    add(this.inflight, h.queue, 1);
-    if (gk) add(this.groupInflight, gk, 1);
+    if (!counted) this.count(h.queue, gk, 1);
     this.leased.set(job.id, h.leaseMs ?? DEFAULT_LEASE_MS);
+    // A freed slot is worth a claim only when jobs may wait in the database; otherwise the next reservation
+    // or the poll fills it.
+    const freed = () => {
+      if (!this.drained.has(h.queue)) this.kick(h.queue);
+    };
     let groupSlot = gk !== null;
     const releaseGroup = () => {
       if (!groupSlot) return;
       groupSlot = false;
-      add(this.groupInflight, gk!, -1);
-      this.wake(h.queue);
+      bump(this.groupInflight, gk!, -1);
+      // A job handed over while its group was full takes the slot first: it is older than any claim.
+      const next = this.waitLists.get(gk!)?.shift();
+      if (this.waitLists.get(gk!)?.length === 0) this.waitLists.delete(gk!);
+      if (next) next();
+      else freed();
     };
     const p = this.execute(h, job, releaseGroup).finally(() => {
       releaseGroup();
-      add(this.inflight, h.queue, -1);
+      bump(this.inflight, h.queue, -1);
       this.running.delete(p);
       this.leased.delete(job.id);
-      this.wake(h.queue);
+      freed();
     });
     this.running.add(p);
+    return p;
   }
 
   private async execute(h: JobHandler, job: Job, release: () => void): Promise<void> {

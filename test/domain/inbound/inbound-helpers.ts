@@ -21,11 +21,12 @@ export interface InboundSetup {
   close(): Promise<void>;
 }
 
-export async function startInbound(env: Record<string, string> = {}, logger?: Logger): Promise<InboundSetup> {
+/** `startWorker`: the job runner runs (as in a worker process) instead of the tests' drain(). */
+export async function startInbound(env: Record<string, string> = {}, logger?: Logger, o: { startWorker?: boolean } = {}): Promise<InboundSetup> {
   const dns = await startDnsServer();
   // The senders' domain authorizes loopback, so SPF passes for mail sent from the test (RFC 7208).
   dns.set('customer.example', [{ type: 'TXT', data: 'v=spf1 ip4:127.0.0.1 -all' }]);
-  const s = await startService({ env: { MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true', MAILROOM_DNS_SERVERS: dns.address, ...env }, logger });
+  const s = await startService({ env: { MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true', MAILROOM_DNS_SERVERS: dns.address, ...env }, logger, startWorker: o.startWorker });
   const app = await startWebhookReceiver();
   const put = await s.request('PUT', '/server', { body: { InboundHookUrl: `${app.url}/inbound` } });
   assert.equal(put.status, 200, put.text);
