@@ -97,6 +97,8 @@ export class JobRunner {
    * Whatever a named wake-up misses (another process's jobs, a retry coming due) the next poll claims.
    */
   private due: Set<string> | null = null;
+  /** A wake-up came since the current round began (kick()). */
+  private woken = false;
   /**
    * Queues whose last claim found nothing due (and left no group out): no job of theirs waits in the database
    * as far as this runner knows. A settling job of such a queue does not claim (the one claim per settled
@@ -186,6 +188,7 @@ export class JobRunner {
   private kick(queues?: string | readonly string[]): void {
     if (queues === undefined) this.due = null;
     else if (this.due !== null) for (const q of typeof queues === 'string' ? [queues] : queues) this.due.add(q);
+    this.woken = true;
     this.wakeResolve?.();
   }
 
@@ -299,7 +302,10 @@ export class JobRunner {
       }
       if (this.stopped) break;
       if (failed) continue;
-      if (claimed === 0) await this.idle(this.o.pollMs ?? 250);
+      // A wake-up that came while the round was claiming (no idle() to resolve then) starts another round
+      // at once: without this, a wake naming every queue during a round that found nothing waited for the
+      // poll, since a settling job of a drained queue no longer wakes the loop.
+      if (claimed === 0 && !this.woken) await this.idle(this.o.pollMs ?? 250);
       else await new Promise((r) => setImmediate(r));
     }
   }
@@ -325,6 +331,7 @@ export class JobRunner {
     let started = 0;
     const only = all ? null : this.due;
     this.due = new Set();
+    this.woken = false;
     for (const h of this.handlers.values()) {
       if (only !== null && !only.has(h.queue)) continue;
       const cap = h.concurrency ?? 16;
