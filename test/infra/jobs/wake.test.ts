@@ -2,6 +2,7 @@
 // wake-up naming none, or the poll, claims for every queue, so a job of another queue is not left behind.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { KyselyPlugin } from 'kysely';
 import { completeJob } from '../../../src/infra/jobs/complete.js';
 import { enqueueJobs } from '../../../src/infra/jobs/enqueue.js';
 import { JobRunner } from '../../../src/infra/jobs/runner.js';
@@ -16,8 +17,8 @@ describe('runner wake-ups by queue', () => {
   });
   after(() => s.close());
 
-  function runner(pollMs: number, ran: string[]): JobRunner {
-    const r = new JobRunner({ database: s.ctx.database, clock: s.clock, logger: createLogger('silent'), pollMs });
+  function runner(pollMs: number, ran: string[], database = s.ctx.database): JobRunner {
+    const r = new JobRunner({ database, clock: s.clock, logger: createLogger('silent'), pollMs });
     // Registered first, so a round that claims for both queues starts this one's job first.
     for (const queue of ['wake-b', 'wake-a']) {
       r.register({
@@ -62,6 +63,44 @@ describe('runner wake-ups by queue', () => {
       await enqueueJobs(s.ctx.db, [{ queue: 'wake-b', payload: { n: 4 }, runAt: now }], now);
       r.wake('wake-a');
       await waitFor(() => ran.includes('wake-b:4'), { timeoutMs: 10_000, what: "wake-b's job by the poll" });
+    } finally {
+      await r.stop();
+    }
+  });
+
+  it('a wake-up that comes while a round is claiming, and the round finds nothing, starts another round', async () => {
+    // The database is the test's with a plugin that sees each claim's answer: when armed, an empty claim calls
+    // wake() with no queue named, while the round is still under way (no idle wait to cut short then).
+    const claims = new WeakSet<object>();
+    let answered = 0;
+    let armed = false;
+    let r: JobRunner | null = null;
+    const plugin: KyselyPlugin = {
+      transformQuery({ node, queryId }) {
+        if (node.kind === 'RawNode' && node.sqlFragments.join('').includes('update jobs set locked_by')) claims.add(queryId);
+        return node;
+      },
+      async transformResult({ result, queryId }) {
+        if (!claims.has(queryId)) return result;
+        answered++;
+        if (armed && result.rows.length === 0) {
+          armed = false;
+          r!.wake();
+        }
+        return result;
+      },
+    };
+    const ran: string[] = [];
+    r = runner(3_600_000, ran, { ...s.ctx.database, db: s.ctx.database.db.withPlugin(plugin) }); // no poll
+    r.start();
+    try {
+      // The start's round claims for both queues and finds nothing; the runner then idles.
+      await waitFor(() => answered >= 2, { timeoutMs: 10_000, what: "the start round's claims" });
+      const now = s.clock.now();
+      await enqueueJobs(s.ctx.db, [{ queue: 'wake-b', payload: { n: 5 }, runAt: now }], now);
+      armed = true;
+      r.wake('wake-a'); // a round for wake-a alone: it finds nothing, and during it comes a wake naming none
+      await waitFor(() => ran.includes('wake-b:5'), { timeoutMs: 5_000, what: "wake-b's job after a wake-up during a round" });
     } finally {
       await r.stop();
     }
