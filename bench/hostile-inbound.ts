@@ -7,12 +7,12 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDnsServer } from '../test/helpers/dns-server.js';
+import { smtpDialogue } from '../test/helpers/raw-smtp.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TOKEN = 'probe-server-token-000000000000001';
@@ -98,47 +98,14 @@ async function watched<T>(work: () => Promise<T>): Promise<{ result: T; slowest:
   return { result, slowest, peak };
 }
 
-/** One SMTP transaction, written as fast as the socket takes it; answers every reply after the greeting. */
+/** One SMTP transaction; the replies after the greeting. */
 async function smtp(mailFrom: string, rcpts: string[], data: string | null, mailParams = '', localAddress = '127.0.0.1'): Promise<string[]> {
-  const socket = connect({ port: smtpPort, host: '127.0.0.1', localAddress });
-  socket.setEncoding('utf8');
-  let buf = '';
-  let wake: (() => void) | null = null;
-  socket.on('data', (d: string) => {
-    buf += d;
-    wake?.();
-  });
-  socket.on('error', () => wake?.());
-  const reply = async (): Promise<string> => {
-    for (;;) {
-      const m = /^\d{3} .*\r\n/m.exec(buf);
-      if (m) {
-        const stop = m.index + m[0].length;
-        const r = buf.slice(0, stop).trimEnd();
-        buf = buf.slice(stop);
-        return r;
-      }
-      if (socket.destroyed) return '(connection closed)';
-      await new Promise<void>((r) => (wake = r));
-    }
-  };
-  const out: string[] = [];
-  const say = async (line: string) => {
-    socket.write(`${line}\r\n`);
-    out.push(await reply());
-  };
-  await reply();
-  await say('EHLO probe.customer.example');
-  await say(`MAIL FROM:<${mailFrom}>${mailParams}`);
-  for (const r of rcpts) await say(`RCPT TO:<${r}>`);
+  const commands = ['EHLO probe.customer.example', `MAIL FROM:<${mailFrom}>${mailParams}`, ...rcpts.map((r) => `RCPT TO:<${r}>`)];
   if (data !== null) {
-    await say('DATA');
     const dotted = data.replace(/\r\n\./g, '\r\n..');
-    socket.write(dotted.endsWith('\r\n') ? dotted : dotted + '\r\n');
-    await say('.');
+    commands.push('DATA', `${dotted.endsWith('\r\n') ? dotted : `${dotted}\r\n`}.`);
   }
-  socket.end('QUIT\r\n');
-  return out;
+  return (await smtpDialogue(smtpPort, commands, { localAddress, timeoutMs: 120_000 })).slice(1);
 }
 
 const message = (subject: string, extra: string, body: string, to = address) =>

@@ -11,7 +11,7 @@ import { startSubmissionListener, type SubmissionListener } from '../../src/smtp
 import { startService, type TestService } from '../helpers/service.js';
 import { waitFor, withDeadline } from '../helpers/wait.js';
 import { CERT, KEY, startSubmissionRig, type SubmissionRig } from './helpers.js';
-import { authPlain, RawSmtp } from './raw-smtp.js';
+import { authPlain, RawSmtp } from '../helpers/raw-smtp.js';
 
 /** Opens `n` connections from `from` at once, returning each with its greeting. */
 const openMany = (port: number, n: number, from: string) => Promise.all(Array.from({ length: n }, () => RawSmtp.open(port, from)));

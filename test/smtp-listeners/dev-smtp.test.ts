@@ -14,7 +14,7 @@ import { databaseUrlFor, runToEnd } from '../helpers/process.js';
 import { addConfirmedSender } from '../helpers/senders.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
-import { RawSmtp } from './raw-smtp.js';
+import { RawSmtp } from '../helpers/raw-smtp.js';
 
 const FROM = 'app@shop.example';
 

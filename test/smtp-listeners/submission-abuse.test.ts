@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startSubmissionListener } from '../../src/smtp-listeners/submission-listener.js';
 import { FROM, smtpError, startSubmissionRig, type SubmissionRig } from './helpers.js';
-import { authPlain, RawSmtp } from './raw-smtp.js';
+import { authPlain, RawSmtp } from '../helpers/raw-smtp.js';
 
 const WRONG = 'wrong-token-0000000000000000000000';
 

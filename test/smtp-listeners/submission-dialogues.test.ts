@@ -2,10 +2,10 @@
 // PLAIN and LOGIN), and a hand-written dialogue where swaks has no option (SMTPUTF8).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { addConfirmedSender } from '../helpers/senders.js';
+import { smtpDialogue } from '../helpers/raw-smtp.js';
 import { CERT, FROM, KEY, startSubmissionRig, type SubmissionRig } from './helpers.js';
 
 interface Run {
@@ -29,33 +29,7 @@ function swaks(args: string[]): Promise<Run> {
 const replies = (out: string) => out.split('\n').filter((l) => /^\s*<(-|~|\*\*) /.test(l)).map((l) => l.replace(/^\s*<(-|~|\*\*) +/, ''));
 
 /** A dialogue over a raw socket: each command is sent after the previous reply (multi-line replies read whole). */
-async function dialogue(port: number, commands: string[], host = '127.0.0.1'): Promise<string[]> {
-  const socket = connect(port, host);
-  socket.setEncoding('utf8');
-  let buf = '';
-  let wake: (() => void) | null = null;
-  socket.on('data', (d: string) => {
-    buf += d;
-    wake?.();
-  });
-  const next = async (): Promise<string> => {
-    for (;;) {
-      const m = /^(?:\d{3}-.*\r\n)*\d{3} .*\r\n/.exec(buf);
-      if (m) {
-        buf = buf.slice(m[0].length);
-        return m[0].trimEnd();
-      }
-      await new Promise<void>((r) => (wake = r));
-    }
-  };
-  const out = [await next()];
-  for (const c of commands) {
-    socket.write(`${c}\r\n`);
-    out.push(await next());
-  }
-  socket.end();
-  return out;
-}
+const dialogue = (port: number, commands: string[], host = '127.0.0.1') => smtpDialogue(port, commands, { host });
 
 const plain = (token: string) => Buffer.from(`\0${token}\0${token}`).toString('base64');
 

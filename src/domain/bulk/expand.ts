@@ -128,7 +128,7 @@ export async function expandPage(ctx: AppContext, job: Job): Promise<PageResult 
     last = Number(bulk.pages_done) + mine.length >= Number(bulk.pages);
     return counts;
   });
-  if (result && notCompiled) ctx.logger.warn({ bulkId, notCompiled: result.failed }, notCompiled);
+  if (result && notCompiled) ctx.logger.warn({ bulkId, failed: result.failed }, notCompiled);
   if (result && result.compiled > 0) {
     ctx.runner.wake();
     ctx.metrics.messagesAccepted.inc({ stream, source: 'bulk' }, result.compiled);

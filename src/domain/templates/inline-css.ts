@@ -98,8 +98,8 @@ export const INLINE_ON_LOOP_BELOW = 5_000;
 export const INLININGS_PER_THREAD = 4;
 export const RETRY_AFTER_SECONDS = 1;
 const ROOM_POLL_MS = 25;
-/** Inlinings sent to the pool and not yet answered, in this process (which has one pool, ctx.threads). */
-let underWay = 0;
+/** Inlinings sent to each pool and not yet answered (a process has one pool, ctx.threads; tests run several). */
+const underWay = new WeakMap<CssThreads, number>();
 
 /** Inlines off the event loop (on a worker thread) when the work is worth the hop; the same result as inlineCss(). */
 export async function inlineCssOffLoop(threads: CssThreads, html: string, o: InlineOptions = {}): Promise<string> {
@@ -107,8 +107,9 @@ export async function inlineCssOffLoop(threads: CssThreads, html: string, o: Inl
   if (cost === null) return html;
   if (cost < INLINE_ON_LOOP_BELOW) return inlineStyles(html);
   for (;;) {
-    if (underWay < threads.threads * INLININGS_PER_THREAD) {
-      underWay++;
+    const busy = underWay.get(threads) ?? 0;
+    if (busy < threads.threads * INLININGS_PER_THREAD) {
+      underWay.set(threads, busy + 1);
       try {
         return await threads.run<string>(TASK, 'inlineStyles', html, [], { alone: true });
       } catch (err) {
@@ -118,7 +119,7 @@ export async function inlineCssOffLoop(threads: CssThreads, html: string, o: Inl
         }
         if (!(err instanceof PoolFull)) throw err;
       } finally {
-        underWay--;
+        underWay.set(threads, (underWay.get(threads) ?? 1) - 1);
       }
     }
     if (!o.waitForRoom) {

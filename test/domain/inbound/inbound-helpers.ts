@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
-import { connect } from 'node:net';
 import type { Logger } from '../../../src/infra/logger.js';
 import { inboundSmtpPort } from '../../../src/smtp-listeners/inbound-listener.js';
 import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server.js';
 import { startService, type TestService } from '../../helpers/service.js';
+import { smtpDialogue } from '../../helpers/raw-smtp.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
 
 export interface InboundSetup {
@@ -77,34 +77,5 @@ export async function sendInbound(s: TestService, mail: Mail.Options, envelopeTo
 export async function dialogue(s: TestService, commands: string[]): Promise<string[]> {
   const port = inboundSmtpPort(s.ctx);
   assert.ok(port, 'the inbound listener is running');
-  const socket = connect(port, '127.0.0.1');
-  socket.setEncoding('utf8');
-  let buf = '';
-  let wake: (() => void) | null = null;
-  socket.on('data', (d: string) => {
-    buf += d;
-    wake?.();
-  });
-  const next = async (): Promise<string> => {
-    for (;;) {
-      const end = buf.search(/^\d{3} .*\r\n/m);
-      if (end >= 0) {
-        const stop = buf.indexOf('\r\n', end) + 2;
-        const reply = buf.slice(0, stop);
-        buf = buf.slice(stop);
-        return reply.trimEnd();
-      }
-      await new Promise<void>((r) => (wake = r));
-    }
-  };
-  try {
-    const out = [await next()];
-    for (const c of commands) {
-      socket.write(`${c}\r\n`);
-      out.push(await next());
-    }
-    return out;
-  } finally {
-    socket.destroy();
-  }
+  return smtpDialogue(port, commands);
 }

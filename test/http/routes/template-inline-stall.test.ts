@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { INLINE_CSS_BUDGET, inlineCss } from '../../../src/domain/templates/inline-css.js';
+import { quantile, startHealthProbe } from '../../helpers/health-probe.js';
 import { startServeProcess, type ServeProcess } from '../../helpers/serve-process.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { ADMIN, addUsers, ConsoleClient, VIEWER } from '../console/helpers.js';
@@ -76,34 +77,17 @@ describe('/healthz while the largest allowed CSS inlinings run at once', () => {
       await new Promise((res) => setTimeout(res, 10));
     }
     idle.sort((a, b) => a - b);
-    const idleP99 = idle[Math.floor(idle.length * 0.99)]!;
-    const latencies: number[] = [];
-    let running = true;
-    let failures = 0;
-    const probe = (async () => {
-      while (running) {
-        const start = performance.now();
-        const ok = await fetch(`${p.url}/healthz`).then(
-          async (r) => (await r.arrayBuffer(), r.status === 200),
-          () => false,
-        );
-        latencies.push(performance.now() - start);
-        if (!ok) failures++;
-        // A probe every 10 ms: the sampling rate of the measurement, not a wait for background work.
-        await new Promise((res) => setTimeout(res, 10));
-      }
-    })();
+    const idleP99 = quantile(idle, 0.99);
+    // A probe every 10 ms.
+    const probe = startHealthProbe(p.url!, 10);
     const loopBefore = loopCpuMs(p.child.pid!);
     const started = performance.now();
     const answers = [];
     for (let round = 0; round < ROUNDS; round++) answers.push(...(await Promise.all(Array.from({ length: AT_ONCE }, validate))));
     const seconds = (performance.now() - started) / 1000;
     const loopCpu = loopCpuMs(p.child.pid!) - loopBefore;
-    running = false;
-    await probe;
-    latencies.sort((a, b) => a - b);
-    const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))]!;
-    const [p50, p95, p99, max] = [at(0.5), at(0.95), at(0.99), latencies[latencies.length - 1]!];
+    const { latencies, failures } = await probe.stop();
+    const [p50, p95, p99, max] = [quantile(latencies, 0.5), quantile(latencies, 0.95), quantile(latencies, 0.99), latencies[latencies.length - 1]!];
     console.log(
       `one inlining: ${cost} units, ${single.toFixed(0)} ms of CPU; ${ROUNDS} x ${AT_ONCE} at once in ${seconds.toFixed(1)} s; the service's event loop used ${loopCpu.toFixed(0)} ms of CPU; ` +
         `/healthz ${latencies.length} probes, p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms ` +

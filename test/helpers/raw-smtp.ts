@@ -1,7 +1,7 @@
 // A raw SMTP client over a loopback socket, for dialogues no mail library would hold: idle connections,
 // NOOP loops, repeated wrong AUTH, replies the server sends unasked before it closes.
 import { connect, type Socket } from 'node:net';
-import { withDeadline } from '../helpers/wait.js';
+import { withDeadline } from './wait.js';
 
 export class RawSmtp {
   private buf = '';
@@ -22,9 +22,10 @@ export class RawSmtp {
     void this.closed.then(() => this.wake?.());
   }
 
-  /** Connects from `localAddress` (any of 127.0.0.0/8 on Linux) and reads the greeting. */
-  static async open(port: number, localAddress = '127.0.0.1'): Promise<{ c: RawSmtp; greeting: string }> {
-    const socket = connect({ port, host: '127.0.0.1', localAddress });
+  /** Connects to `host` from `localAddress` (any of 127.0.0.0/8 on Linux; by default the system's choice for
+   * `host`) and reads the greeting. */
+  static async open(port: number, localAddress?: string, host = '127.0.0.1'): Promise<{ c: RawSmtp; greeting: string }> {
+    const socket = connect({ port, host, ...(localAddress ? { localAddress } : {}) });
     const c = new RawSmtp(socket);
     return { c, greeting: await c.reply() };
   }
@@ -45,9 +46,9 @@ export class RawSmtp {
     return withDeadline(read(), timeoutMs, 'an SMTP reply');
   }
 
-  async cmd(line: string): Promise<string> {
+  async cmd(line: string, timeoutMs?: number): Promise<string> {
     this.socket.write(`${line}\r\n`);
-    return this.reply();
+    return this.reply(timeoutMs);
   }
 
   /** Waits (bounded) for the server to close the connection. */
@@ -65,3 +66,23 @@ export class RawSmtp {
 }
 
 export const authPlain = (user: string, pass: string) => `AUTH PLAIN ${Buffer.from(`\0${user}\0${pass}`).toString('base64')}`;
+
+export interface DialogueOptions {
+  host?: string;
+  /** The client address the connection comes from (127.0.0.x: another client for per-client limits). */
+  localAddress?: string;
+  /** How long each reply may take: 30 s by default (a large message's DATA is parsed before its reply). */
+  timeoutMs?: number;
+}
+
+/** The greeting, then each command sent after the previous reply and its reply ('' once the server closed). */
+export async function smtpDialogue(port: number, commands: string[], o: DialogueOptions = {}): Promise<string[]> {
+  const { c, greeting } = await RawSmtp.open(port, o.localAddress, o.host);
+  try {
+    const out = [greeting];
+    for (const line of commands) out.push(await c.cmd(line, o.timeoutMs ?? 30_000));
+    return out;
+  } finally {
+    c.close();
+  }
+}
