@@ -19,7 +19,7 @@ import { hookUrlWithPassword } from '../servers/inbound-hook-secret.js';
 import { outcomeOf } from '../webhooks/deliver.js';
 import { createPoster, type PostResult } from '../webhooks/http-post.js';
 import { WEBHOOK_RETRY_SCHEDULE } from '../webhooks/queue.js';
-import { INBOUND_HOOK_QUEUE, INBOUND_STATUS, type InboundHookJobPayload } from './hook-queue.js';
+import { INBOUND_HOOK_QUEUE, INBOUND_STATUS, type InboundHookHandover, type InboundHookJobPayload } from './hook-queue.js';
 import { PoolFull, taskModule } from '../../infra/threads/pool.js';
 import { strippedPayload } from './content-task.js';
 
@@ -99,14 +99,28 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
     sync: () => durability.flush(),
   });
 
-  async function handle(job: Job, release: () => void): Promise<void> {
-    const { inboundId } = JSON.parse(job.payload) as InboundHookJobPayload;
-    const m = await ctx.db
+  /** The message as a claimed job reads it; null when it is gone (a retention purge, its server deleted). */
+  const read = (inboundId: string) =>
+    ctx.db
       .selectFrom('inbound_messages as m')
       .innerJoin('servers as s', 's.id', 'm.server_id')
       .select(['m.id', 'm.status', 'm.attempts', 'm.payload', 's.inbound_hook_url', 's.inbound_hook_password'])
       .where('m.id', '=', inboundId)
       .executeTakeFirst();
+
+  /** A handed-over message: its payload as intake stored it, its server's hook as it is now. */
+  const fromHandover = async (inboundId: string, h: InboundHookHandover) => {
+    const s = await ctx.db.selectFrom('servers').select(['inbound_hook_url', 'inbound_hook_password']).where('id', '=', h.serverId).executeTakeFirst();
+    return s && { id: inboundId, status: INBOUND_STATUS.queued as string, attempts: 0, payload: h.payload, ...s };
+  };
+
+  async function handle(job: Job, release: () => void, handover?: unknown): Promise<void> {
+    const { inboundId } = JSON.parse(job.payload) as InboundHookJobPayload;
+    // Handed over by intake just after its commit: the message is as intake wrote it (Queued, no attempt
+    // yet), so it is not read back. Should anything have changed it since, the outcome's write is guarded by
+    // the attempt count and the status (writeOutcomes) and changes nothing.
+    const h = handover as InboundHookHandover | undefined;
+    const m = h ? await fromHandover(inboundId, h) : await read(inboundId);
     // Deleted (retention) or settled by an earlier run of this job.
     if (!m || (m.status !== INBOUND_STATUS.queued && m.status !== INBOUND_STATUS.scheduled)) {
       await completeJob(ctx.db, job.id);

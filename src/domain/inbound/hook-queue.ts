@@ -9,6 +9,20 @@ export interface InboundHookJobPayload {
   inboundId: string;
 }
 
+/**
+ * What intake already holds of a message whose job it hands to this process's runner (Slot.start): the
+ * stored payload, so the hook posts without reading it back. The InboundHookUrl is still read when the post
+ * starts: a job may wait for its server's slot while the application is slow, and a URL changed meanwhile
+ * is where it goes. Payloads over HANDOVER_PAYLOAD_CHARS are not kept (the job reads them back): the
+ * runner's slots bound how many wait in memory, and this bounds their size.
+ */
+export interface InboundHookHandover {
+  serverId: number;
+  payload: string;
+}
+
+export const HANDOVER_PAYLOAD_CHARS = 1024 * 1024;
+
 /** The jobs of one server share a group: the worker posts to one application at most `perServer` at once. */
 export const inboundHookGroup = (serverId: number): string => `inbound:${serverId}`;
 

@@ -23,7 +23,7 @@ import type { Job } from '../../infra/jobs/types.js';
 import type { MessageSource } from '../../infra/spool.js';
 import { PoolFull, TaskError, WorkerLost, taskModule } from '../../infra/threads/pool.js';
 import type { Envelope } from './authenticate.js';
-import { inboundHookGroup, inboundHookJob, INBOUND_HOOK_QUEUE, INBOUND_STATUS } from './hook-queue.js';
+import { HANDOVER_PAYLOAD_CHARS, inboundHookGroup, inboundHookJob, INBOUND_HOOK_QUEUE, INBOUND_STATUS, type InboundHookHandover } from './hook-queue.js';
 import type { InboundMailbox } from './inbound-address.js';
 import { UnreadableMessage } from './parse.js';
 import type { PrepareInput, PreparedInbound, ServerTarget } from './prepare-task.js';
@@ -274,8 +274,12 @@ async function store(ctx: AppContext, writer: InboundWriter, prepared: PreparedI
       w.slot?.cancel();
       throw err;
     }
-    // Committed and synced: the job stored leased runs now; without a slot it waits for a claim (the wake-up).
-    if (w.slot && w.job) w.slot.start(w.job);
+    // Committed and synced: the job stored leased runs now, with what it would otherwise read back; without a
+    // slot it waits for a claim (the wake-up).
+    if (w.slot && w.job) {
+      const handover: InboundHookHandover | undefined = p.payload.length <= HANDOVER_PAYLOAD_CHARS ? { serverId: server.id, payload: p.payload } : undefined;
+      w.slot.start(w.job, handover);
+    }
     else w.slot?.cancel();
     if (w.stored && status === INBOUND_STATUS.queued && !w.job) queued = true;
     out.push({ address: first.address, addresses: t.own.length, inboundId: id, status, duplicate: !w.stored });

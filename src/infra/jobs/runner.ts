@@ -27,8 +27,10 @@ export interface JobHandler {
    * keeps its queue slot and its lease until it settles (stop() and runUntilIdle() still wait for it): a
    * process never holds more than `concurrency` unsettled jobs of a queue, which is what bounds the work a
    * crash makes others redo (README, "Crash safety").
+   * `handover` is what the code that stored a leased job gave with it (Slot.start): what it held in memory
+   * anyway, so the handler need not read it back. Absent after a claim, where the stored row is all there is.
    */
-  handle(job: Job, release: () => void): Promise<void>;
+  handle(job: Job, release: () => void, handover?: unknown): Promise<void>;
   onGiveUp?(job: Job, error: unknown): Promise<void>;
 }
 
@@ -55,8 +57,8 @@ export const DEFAULT_LEASE_MS = 30_000;
 export interface Slot {
   readonly workerId: string;
   readonly leaseMs: number;
-  /** Runs the stored job in this slot. */
-  start(job: Job): void;
+  /** Runs the stored job in this slot; `handover` reaches the handler (JobHandler.handle). */
+  start(job: Job, handover?: unknown): void;
   cancel(): void;
 }
 
@@ -230,11 +232,11 @@ export class JobRunner {
     return {
       workerId: this.workerId,
       leaseMs: h.leaseMs ?? DEFAULT_LEASE_MS,
-      start: (job) => {
+      start: (job, handover) => {
         if (!close()) return;
         this.stats.handedOver++;
-        if (waits) this.waitForGroup(h, job, gk!);
-        else this.track(h, job, true);
+        if (waits) this.waitForGroup(h, job, gk!, handover);
+        else this.track(h, job, true, handover);
       },
       cancel: () => {
         if (!close()) return;
@@ -246,7 +248,7 @@ export class JobRunner {
   }
 
   /** A handed-over job whose group was full: runs when a slot of its group frees (or now, if one has). */
-  private waitForGroup(h: JobHandler, job: Job, gk: string): void {
+  private waitForGroup(h: JobHandler, job: Job, gk: string, handover: unknown): void {
     this.leased.set(job.id, h.leaseMs ?? DEFAULT_LEASE_MS); // renewed while it waits
     let done!: () => void;
     const waiting = new Promise<void>((r) => (done = r));
@@ -255,7 +257,7 @@ export class JobRunner {
       bump(this.groupWaiters, gk, -1);
       bump(this.groupInflight, gk, 1);
       this.running.delete(waiting);
-      void this.track(h, job, true).finally(done);
+      void this.track(h, job, true, handover).finally(done);
     };
     if ((this.groupInflight.get(gk) ?? 0) < (h.groupConcurrency ?? Infinity)) begin();
     else this.waitLists.set(gk, [...(this.waitLists.get(gk) ?? []), begin]);
@@ -382,7 +384,7 @@ export class JobRunner {
   }
 
   /** Runs a claimed job, or one stored leased in a slot already counted (`counted`, reserve()). */
-  private track(h: JobHandler, job: Job, counted = false): Promise<void> {
+  private track(h: JobHandler, job: Job, counted = false, handover?: unknown): Promise<void> {
     const gk = job.group_key ? `${h.queue}|${job.group_key}` : null;
     if (!counted) this.count(h.queue, gk, 1);
     this.leased.set(job.id, h.leaseMs ?? DEFAULT_LEASE_MS);
@@ -402,7 +404,7 @@ export class JobRunner {
       if (next) next();
       else freed();
     };
-    const p = this.execute(h, job, releaseGroup).finally(() => {
+    const p = this.execute(h, job, releaseGroup, handover).finally(() => {
       releaseGroup();
       bump(this.inflight, h.queue, -1);
       this.running.delete(p);
@@ -413,9 +415,9 @@ export class JobRunner {
     return p;
   }
 
-  private async execute(h: JobHandler, job: Job, release: () => void): Promise<void> {
+  private async execute(h: JobHandler, job: Job, release: () => void, handover: unknown): Promise<void> {
     try {
-      await h.handle(job, release);
+      await h.handle(job, release, handover);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const { db } = this.o.database;
