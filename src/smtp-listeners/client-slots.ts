@@ -19,6 +19,7 @@ import type { SMTPServer, SMTPServerOptions, SMTPServerSession } from 'smtp-serv
 import type { SmtpSlotLimits } from '../infra/config-types.js';
 import type { Clock } from '../infra/clock.js';
 import type { Logger } from '../infra/logger.js';
+import { bump } from '../infra/count-map.js';
 import { clientKey } from './client-key.js';
 
 /** How often open connections are checked against their deadlines; a deadline is kept to within this. */
@@ -36,13 +37,6 @@ interface Slot {
 }
 
 type Done = (err?: Error | null) => void;
-
-/** Adds `by` to a count, dropping it at zero. */
-function bump(counts: Map<string, number>, key: string, by: number): void {
-  const n = (counts.get(key) ?? 0) + by;
-  if (n > 0) counts.set(key, n);
-  else counts.delete(key);
-}
 
 const seconds = (ms: number) => `${Math.round(ms / 1000)} seconds`;
 const refusal = (text: string) => Object.assign(new Error(`4.7.0 ${text}`), { responseCode: 421 });

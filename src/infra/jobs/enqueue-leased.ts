@@ -35,7 +35,9 @@ export async function enqueueLeasedJobs(trx: Kysely<Database>, jobs: NewJob[], n
   const byContent = new Map<string, Job[]>();
   for (const r of stored) {
     const k = identity(r.queue, r.payload, r.run_at, r.group_key, r.message_id);
-    byContent.set(k, [...(byContent.get(k) ?? []), r]);
+    const same = byContent.get(k);
+    if (same) same.push(r);
+    else byContent.set(k, [r]);
   }
   return rows.map((row) => {
     const job = byContent.get(identity(row[0] as string, row[1] as string, row[2] as number, row[4] as string | null, row[6] as string | null))?.shift();
