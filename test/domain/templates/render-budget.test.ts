@@ -77,11 +77,16 @@ describe('render budget', () => {
       ['an object of 100,000 keys, twice', '{{#each k}}{{/each}}{{#each k}}{{/each}}{{#each k}}{{/each}}', { k: keys }],
     ];
     for (const [name, source, model] of cases) {
-      const cpu = process.cpuUsage();
-      assert.throws(() => renderTemplate(source, model, { budget: new RenderBudget(RENDER_STEP_BUDGET, 10_000) }), /more than 250000 rendering steps/, name);
-      const used = process.cpuUsage(cpu);
-      const ms = (used.user + used.system) / 1000;
-      assert.ok(ms < 250, `${name}: ${ms.toFixed(0)} ms of CPU`);
+      // The least of three runs: a loaded machine only adds to a render's CPU time (the unit tier runs four
+      // files at once on 2 CPUs, and the 100,000-key case, 56-160 ms here, once measured 298 ms in CI).
+      const runs = [0, 1, 2].map(() => {
+        const cpu = process.cpuUsage();
+        assert.throws(() => renderTemplate(source, model, { budget: new RenderBudget(RENDER_STEP_BUDGET, 10_000) }), /more than 250000 rendering steps/, name);
+        const used = process.cpuUsage(cpu);
+        return (used.user + used.system) / 1000;
+      });
+      const ms = Math.min(...runs);
+      assert.ok(ms < 250, `${name}: ${ms.toFixed(0)} ms of CPU (runs: ${runs.map((r) => r.toFixed(0)).join(', ')})`);
     }
   });
 
