@@ -1,8 +1,7 @@
 // The import structure of src/, as docs/architecture.md ("Layers") draws it. Fails (exit 1) on:
 // - an import circle between files (type imports count too: a circle of types is still a knot in the map);
 // - a circle between the folders of src/domain (area A imports B and B imports A, directly or around a longer
-//   loop), counting run-time imports: a type shared across an area's boundary (the event vocabulary of
-//   domain/events/types.ts) fixes no load order;
+//   loop), counting run-time imports: a type shared across an area's boundary fixes no load order;
 // - an arrow running up: a file of domain/, infra/, http/ or smtp-listeners/ importing the composition root
 //   (the files directly in src/: cli*.ts, serve.ts, worker.ts, context.ts, config.ts, ...), infra/ importing
 //   domain/, http/ or smtp-listeners/, or domain/ importing an edge. Type-only imports count: the types the

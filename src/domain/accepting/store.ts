@@ -7,7 +7,7 @@ import type { Database } from '../../infra/db/schema.js';
 import { isBounceTestingAddress } from '../delivery/bounce-testing.js';
 import { deliveryJobsFor } from '../delivery/jobs.js';
 import { recordEvents } from '../events/record.js';
-import type { MessageEventInput } from '../events/types.js';
+import type { MessageEventInput } from '../event-types.js';
 import { enqueueJobs, type NewJob } from '../../infra/jobs/enqueue.js';
 import type { ServerSettings } from './checks.js';
 import { insertRows } from '../../infra/db/raw-insert.js';

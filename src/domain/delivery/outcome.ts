@@ -11,7 +11,7 @@ import { lockRowsForUpdate } from '../../infra/db/row-locks.js';
 import { fromJson } from '../../infra/db/util.js';
 import { recordBounce } from '../bounces/record-bounce.js';
 import { recordEvents } from '../events/record.js';
-import type { MessageEventInput } from '../events/types.js';
+import type { MessageEventInput } from '../event-types.js';
 import { backoffDelay } from '../../infra/jobs/backoff.js';
 import { completeJobs } from '../../infra/jobs/complete.js';
 import { rescheduleJob } from '../../infra/jobs/reschedule.js';

@@ -7,7 +7,7 @@ import type { Database } from '../../infra/db/schema.js';
 import { insertRowsWith } from '../../infra/db/raw-insert.js';
 import { countStats } from '../stats/counters.js';
 import { fanOutWebhooks } from '../webhooks/fanout.js';
-import type { MessageEventInput, RecordedEvent } from './types.js';
+import type { MessageEventInput, RecordedEvent } from '../event-types.js';
 
 const EVENT_COLUMNS = ['message_id', 'server_id', 'stream_id', 'type', 'recipient', 'occurred_at', 'details'] as const;
 

@@ -1,7 +1,7 @@
 // The SubscriptionChanged event, the one builder: a recipient left a stream's audience (a hard bounce or
 // complaint suppressed it, the recipient unsubscribed, RFC 8058) or came back (the customer activated a
 // bounce). Its Details are the SubscriptionChange webhook's fields (docs: "Webhook payloads").
-import type { MessageEventInput } from './types.js';
+import type { MessageEventInput } from '../event-types.js';
 
 export interface SubscriptionChange {
   message: { id: string; serverId: number; streamId: string; tag: string | null; metadata: Record<string, string> };

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { StatsDailyTable } from '../../infra/db/tables/templates-stats.js';
-import type { RecordedEvent } from '../events/types.js';
+import type { RecordedEvent } from '../event-types.js';
 import { insertRowsWith } from '../../infra/db/raw-insert.js';
 import { counterShards } from '../../infra/db/row-locks.js';
 import { moscowDay } from '../../infra/time.js';

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { fromJson } from '../../infra/db/util.js';
-import type { RecordedEvent } from '../events/types.js';
+import type { RecordedEvent } from '../event-types.js';
 import { enqueueJobs } from '../../infra/jobs/enqueue.js';
 import { type BounceRow, eventPayload, type MessageFacts } from './payloads.js';
 import { parseTriggers, TRIGGER_OF, type Triggers } from './triggers.js';

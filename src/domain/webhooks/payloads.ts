@@ -2,7 +2,7 @@
 // is recorded, and stored as the exact text that is sent and signed.
 import type { Selectable } from 'kysely';
 import type { BouncesTable } from '../../infra/db/tables/bounces.js';
-import type { RecordedEvent } from '../events/types.js';
+import type { RecordedEvent } from '../event-types.js';
 import { iso } from '../../infra/time.js';
 
 export type BounceRow = Selectable<BouncesTable>;

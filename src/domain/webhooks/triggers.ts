@@ -1,6 +1,6 @@
 // The Triggers object of a webhook (docs/reference/webhooks.md, "Events and triggers") and which trigger a
 // recorded message event belongs to.
-import type { MessageEventType } from '../events/types.js';
+import type { MessageEventType } from '../event-types.js';
 
 export interface Triggers {
   Open: { Enabled: boolean; PostFirstOpenOnly: boolean };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { recordEvents } from '../../../src/domain/events/record.js';
-import type { MessageEventInput } from '../../../src/domain/events/types.js';
+import type { MessageEventInput } from '../../../src/domain/event-types.js';
 import { startService, type TestService } from '../../helpers/service.js';
 
 describe('statistics counters', () => {

@@ -2,7 +2,7 @@
 // record them (recordEvents in a transaction), and webhooks created through the API.
 import { randomUUID } from 'node:crypto';
 import { recordEvents } from '../../../src/domain/events/record.js';
-import type { MessageEventInput, RecordedEvent } from '../../../src/domain/events/types.js';
+import type { MessageEventInput, RecordedEvent } from '../../../src/domain/event-types.js';
 import type { TestService } from '../../helpers/service.js';
 
 export const ALL_TRIGGERS = {

@@ -1,3 +1,6 @@
+// The vocabulary of a message's events, declared below the areas that share it: events/record.ts writes an
+// event and hands it to webhooks/ (fan-out) and stats/ (counters), which read the same types, so the types
+// stand under all three rather than inside events/ (docs/architecture.md, "Layers").
 /** Event types of a message's history (docs/reference/messages.md, "Message events"). */
 export type MessageEventType =
   | 'Processed'
