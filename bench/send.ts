@@ -101,8 +101,6 @@ async function runMailroom(dialect: BenchDialect): Promise<DialectResult | null>
     MAILROOM_SERVER_TOKEN: TOKEN,
     MAILROOM_ACCOUNT_TOKEN: 'bench-account-token-00000000000001',
     MAILROOM_SECRET_KEY: 'bench-secret-key-bench-secret-key-0123456789',
-    // true: the sending path's transactions on the writer thread, to compare with the event loop (README).
-    MAILROOM_SEND_WRITER_THREAD: process.env.MAILROOM_SEND_WRITER_THREAD ?? 'false',
   });
   const ctx = createContext(config, { dbOptions: database.dbOptions });
   try {
@@ -114,7 +112,7 @@ async function runMailroom(dialect: BenchDialect): Promise<DialectResult | null>
     let how = 'PostgreSQL (synchronous_commit as the server sets it)';
     if (dialect === 'sqlite') {
       const pragma = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(ctx.db);
-      how = `SQLite synchronous=${['OFF', 'NORMAL', 'FULL', 'EXTRA'][pragma.rows[0].synchronous]}, writer thread ${config.sendWriterThread ? 'on' : 'off'}`;
+      how = `SQLite synchronous=${['OFF', 'NORMAL', 'FULL', 'EXTRA'][pragma.rows[0].synchronous]}`;
     }
     const before = await count();
     const email = only.has('email') ? await measure(`email-${dialect}`, `http://127.0.0.1:${port}/email`, single, CONNECTIONS) : skipped;

@@ -389,7 +389,6 @@ function readConfig(env: Env): Config {
     devSmtp: parseDevSmtp(env),
     databasePoolSize: int(env, 'MAILROOM_DATABASE_POOL_SIZE', 10, 1, 1000),
     sendQueueLimit: int(env, 'MAILROOM_SEND_QUEUE_LIMIT', 20_000, 1, 10_000_000),
-    sendWriterThread: bool(env, 'MAILROOM_SEND_WRITER_THREAD', false),
     http: httpTimeouts(env),
     shutdownTimeoutMs: int(env, 'MAILROOM_SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 3600) * 1000,
     metricsToken: token('MAILROOM_METRICS_TOKEN'),

@@ -111,6 +111,18 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The service has no room for the request now (its sending queue is full, its CSS inlining threads are all
+ * busy): nothing was stored, and the same request may succeed in `retryAfter` seconds. The edges answer it as
+ * a pause, not a refusal: HTTP 503 with Retry-After (src/http/errors.ts), SMTP 451 4.3.2.
+ */
+export class ServiceBusy extends ApiError {
+  constructor(message: string, retryAfterSeconds = 1) {
+    super(ErrorCode.Maintenance, message, undefined, undefined, retryAfterSeconds);
+    this.name = 'ServiceBusy';
+  }
+}
+
 /** The HTTP status of an ErrorCode (docs/reference/error-codes.md, "The error body and HTTP statuses"). */
 export function httpStatusFor(errorCode: number): number {
   switch (errorCode) {

@@ -2,7 +2,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, ErrorCode, httpStatusFor } from '../domain/errors.js';
+import { ApiError, ErrorCode, httpStatusFor, ServiceBusy } from '../domain/errors.js';
 import type { App } from './types.js';
 
 /** ErrorCode for an unexpected failure (not in the published catalogue; the body carries a request id). */
@@ -122,6 +122,11 @@ export function registerErrorHandling(app: App): void {
   });
 
   app.setErrorHandler((err: FastifyError & Partial<ApiError>, req, reply) => {
+    if (err instanceof ServiceBusy) {
+      // A pause, not a refusal: the client sends the same request again after Retry-After (RFC 9110 15.6.4).
+      reply.header('retry-after', String(err.retryAfter));
+      return reply.status(503).send({ ErrorCode: err.errorCode, Message: err.message });
+    }
     if (err instanceof ApiError) {
       if (err.retryAfter !== undefined) reply.header('retry-after', String(err.retryAfter));
       return reply.status(err.status ?? httpStatusFor(err.errorCode)).send({ ErrorCode: err.errorCode, Message: err.message, ...err.extra });

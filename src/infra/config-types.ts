@@ -140,8 +140,6 @@ export interface Config {
   /** Messages of send requests waiting for their group commit (queued or being written) beyond which a send
    * request is refused with 503 and Retry-After (MAILROOM_SEND_QUEUE_LIMIT). */
   sendQueueLimit: number;
-  /** SQLite file: the sending path's transactions run on a writer thread (MAILROOM_SEND_WRITER_THREAD). */
-  sendWriterThread: boolean;
   /**
    * HTTP limits: the whole request (headers and body) must arrive within requestTimeoutMs, the headers within
    * headersTimeoutMs, and a kept-alive connection is closed after idleTimeoutMs without a request.

@@ -18,7 +18,7 @@ import { matchReportAddress } from '../domain/dmarc/report-address.js';
 import { ByteBudget } from '../infra/byte-budget.js';
 import { SpoolDir } from '../infra/spool.js';
 import { findInboundMailbox } from '../domain/inbound/inbound-address.js';
-import { InboundWriter, ParsersBusy } from '../domain/inbound/receive.js';
+import { createInboundWriter, ParsersBusy } from '../domain/inbound/receive.js';
 import { ClientSlots } from './client-slots.js';
 import { inboundTlsOptions } from './tls-options.js';
 
@@ -50,7 +50,7 @@ const smtpError = (code: number, message: string) => Object.assign(new Error(mes
 export async function startInboundListener(ctx: AppContext): Promise<InboundListener> {
   const log = ctx.logger.child({ component: 'inbound-smtp' });
   const rcpts = new WeakMap<SMTPServerSession, Rcpts>();
-  const writer = new InboundWriter(ctx);
+  const writer = createInboundWriter(ctx);
   const maxBytes = ctx.config.inboundMaxMessageBytes;
   const spoolDir = await SpoolDir.create('mailroom-inbound');
   const budget = new ByteBudget(PARSE_BUDGET_MESSAGES * maxBytes);
@@ -177,7 +177,11 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
       new Promise<void>((resolve) => {
         ctx.ports.inboundSmtp = null;
         server.close(() => {
-          Promise.all([writer.close(), spoolDir.remove()]).then(() => resolve(), () => resolve());
+          // The stop goes on whatever fails here, but never silently: the final drain and sync concern messages
+          // whose senders are being answered, and an operator must see that the last of them may not be on disk.
+          const closing = writer.close().catch((err: unknown) => log.error({ err }, 'inbound SMTP stop: the last messages could not be stored'));
+          const removing = spoolDir.remove().catch((err: unknown) => log.error({ err }, 'inbound SMTP stop: the spool directory could not be removed'));
+          void Promise.all([closing, removing]).then(() => resolve());
         });
       }),
   };

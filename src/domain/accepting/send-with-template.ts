@@ -4,7 +4,7 @@
 // checks, one transaction, the same answers. A message whose template is missing, is a layout, or does not
 // render is refused on its own with a clear error, before anything is stored: never a half-rendered mail.
 import type { AppContext } from '../app-context.js';
-import { ApiError, ErrorCode } from '../errors.js';
+import { ApiError, ErrorCode, ServiceBusy } from '../errors.js';
 import { acceptMessages, type SendAuth, type SendOutcome } from './accept.js';
 import type { IdempotencyInput } from './idempotency.js';
 import { failure } from './commit-units.js';
@@ -60,7 +60,7 @@ export async function sendWithTemplates(ctx: AppContext, auth: SendAuth, inputs:
     } catch (err) {
       // Busy (the CSS inlining threads, templates/inline-css.ts): the request is refused as a whole with 503
       // and Retry-After, as when the sending queue is full, before anything is stored.
-      if (err instanceof ApiError && err.retryAfter === undefined) outcomes.push(failure(err));
+      if (err instanceof ApiError && !(err instanceof ServiceBusy)) outcomes.push(failure(err));
       else throw err;
     }
   }

@@ -30,7 +30,7 @@ const MESSAGE_COLUMNS = [
 const RECIPIENT_COLUMNS = ['message_id', 'server_id', 'stream_id', 'kind', 'email', 'name', 'status', 'received_at', 'settled_at'] as const;
 const ATTACHMENT_COLUMNS = ['message_id', 'position', 'name', 'content_type', 'content_id', 'content', 'size'] as const;
 
-/** What storing needs of the process: a writer thread (send-writer-thread.ts) has these and no more. */
+/** What storing needs of the process. */
 export type StoreContext = Pick<AppContext, 'config' | 'dialect' | 'clock'>;
 
 export async function storeMessages(trx: Kysely<Database>, ctx: StoreContext, accepted: AcceptedMessage[], now: number): Promise<void> {

@@ -5,9 +5,7 @@
 // message's new status and the job's next run in one group commit.
 // Once the application has the message, its attachment content and raw source are dropped.
 import type { AppContext } from '../app-context.js';
-import { CommitBatcher } from '../../infra/db/commit-batcher.js';
-import { withConflictRetry } from '../../infra/db/conflict-retry.js';
-import { createDurability } from '../../infra/db/sqlite-durability.js';
+import { createGroupCommit } from '../../infra/db/group-commit.js';
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import type { InboundAttemptsTable, InboundMessagesTable } from '../../infra/db/tables/inbound.js';
@@ -80,23 +78,16 @@ function requestHeaders(inboundId: string, attempt: number, startedAt: number): 
   };
 }
 
-export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}): JobHandler & { close(): void } {
+export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}): JobHandler<InboundHookHandover> & { close(): Promise<void> } {
   const timeoutMs = o.timeoutMs ?? 10_000;
   const perServer = o.perServer ?? 16;
   const poster = createPoster(ctx, perServer, { credentialsInUrl: true });
   const log = ctx.logger.child({ component: 'inbound-hook' });
-  // Under SQLite the outcomes commit as the sending path does (sqlite-durability.ts): the fdatasync of the
-  // WAL, which holds the rewritten payload, runs off the event loop.
-  const durability = createDurability(ctx.database, ctx.config.databaseUrl);
-  const writer = new CommitBatcher<HookOutcome>({
-    logger: ctx.logger,
+  // The WAL's sync holds the rewritten payload: under SQLite it runs off the event loop (group-commit.ts).
+  const writer = createGroupCommit<HookOutcome>(ctx, {
     name: 'inbound hook outcomes',
     maxWeight: 200,
-    commit: async (outcomes) => {
-      await withConflictRetry(() => durability.transact((trx) => writeOutcomes(trx, outcomes), outcomes.length));
-      return outcomes.map(() => undefined);
-    },
-    sync: () => durability.flush(),
+    commit: (trx, outcomes) => writeOutcomes(trx, outcomes),
   });
 
   /** The message as a claimed job reads it; null when it is gone (a retention purge, its server deleted). */
@@ -114,12 +105,11 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
     return s && { id: inboundId, status: INBOUND_STATUS.queued as string, attempts: 0, payload: h.payload, ...s };
   };
 
-  async function handle(job: Job, release: () => void, handover?: unknown): Promise<void> {
+  async function handle(job: Job, release: () => void, h?: InboundHookHandover): Promise<void> {
     const { inboundId } = JSON.parse(job.payload) as InboundHookJobPayload;
     // Handed over by intake just after its commit: the message is as intake wrote it (Queued, no attempt
     // yet), so it is not read back. Should anything have changed it since, the outcome's write is guarded by
     // the attempt count and the status (writeOutcomes) and changes nothing.
-    const h = handover as InboundHookHandover | undefined;
     const m = h ? await fromHandover(inboundId, h) : await read(inboundId);
     // Deleted (retention) or settled by an earlier run of this job.
     if (!m || (m.status !== INBOUND_STATUS.queued && m.status !== INBOUND_STATUS.scheduled)) {
@@ -163,9 +153,9 @@ export function inboundHookHandler(ctx: AppContext, o: InboundHookOptions = {}):
     groupConcurrency: perServer,
     leaseMs: timeoutMs + 60_000,
     handle,
-    close: () => {
+    close: async () => {
       poster.close();
-      void durability.close();
+      await writer.close();
     },
   };
 }

@@ -10,7 +10,7 @@ export interface InboundHookJobPayload {
 }
 
 /**
- * What intake already holds of a message whose job it hands to this process's runner (Slot.start): the
+ * What intake already holds of a message whose job it hands to this process's runner (infra/jobs/enqueue-local.ts, LocalJob.commit): the
  * stored payload, so the hook posts without reading it back. The InboundHookUrl is still read when the post
  * starts: a job may wait for its server's slot while the application is slow, and a URL changed meanwhile
  * is where it goes. Payloads over HANDOVER_PAYLOAD_CHARS are not kept (the job reads them back): the

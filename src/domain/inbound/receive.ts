@@ -6,24 +6,19 @@
 // retry, and the (server, digest) unique index stores a retried message once. Messages arriving together
 // share one commit (InboundWriter), so the database's fsync is not the ceiling of the intake rate.
 // When this process runs the worker too and its runner has a free hook slot, the job is stored leased to it
-// and handed over after the commit (infra/jobs/enqueue-leased.ts, JobRunner.reserve): no claim query.
+// and handed over after the commit (infra/jobs/enqueue-local.ts): no claim query.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';
-import { CommitBatcher } from '../../infra/db/commit-batcher.js';
-import { withConflictRetry } from '../../infra/db/conflict-retry.js';
-import { createDurability, type Durability } from '../../infra/db/sqlite-durability.js';
+import { createGroupCommit, type GroupCommit } from '../../infra/db/group-commit.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { Insertable } from 'kysely';
 import type { InboundMessagesTable } from '../../infra/db/tables/inbound.js';
-import { enqueueJobs } from '../../infra/jobs/enqueue.js';
-import { enqueueLeasedJobs } from '../../infra/jobs/enqueue-leased.js';
-import type { Slot } from '../../infra/jobs/runner.js';
-import type { Job } from '../../infra/jobs/types.js';
+import { enqueueLocal, type LocalJob } from '../../infra/jobs/enqueue-local.js';
 import type { MessageSource } from '../../infra/spool.js';
 import { PoolFull, TaskError, WorkerLost, taskModule } from '../../infra/threads/pool.js';
 import type { Envelope } from './authenticate.js';
-import { HANDOVER_PAYLOAD_CHARS, inboundHookGroup, inboundHookJob, INBOUND_HOOK_QUEUE, INBOUND_STATUS, type InboundHookHandover } from './hook-queue.js';
+import { HANDOVER_PAYLOAD_CHARS, inboundHookJob, INBOUND_STATUS, type InboundHookHandover } from './hook-queue.js';
 import type { InboundMailbox } from './inbound-address.js';
 import { UnreadableMessage } from './parse.js';
 import type { PrepareInput, PreparedInbound, ServerTarget } from './prepare-task.js';
@@ -34,13 +29,10 @@ interface Write {
   /** Set by the write: false when the same message was stored before (a retried delivery). */
   stored?: boolean;
   /**
-   * A queued message's slot in this process's hook runner, asked for once when the message is first written
-   * (undefined until then; null when the runner had none): its job is stored leased to the runner and handed
-   * to it after the commit, without a claim query. store() starts or cancels it once the write settles.
+   * Set by the write for a queued message: its hook job, stored leased to this process's runner where it
+   * had a slot (infra/jobs/enqueue-local.ts). store() commits it once the write is durable, or aborts it.
    */
-  slot?: Slot | null;
-  /** Set by the write: the job stored leased in `slot`. */
-  job?: Job;
+  local?: LocalJob<InboundHookHandover>;
 }
 
 /** Payload characters one insert statement carries at most (a message alone may exceed it). */
@@ -64,64 +56,40 @@ function byPayloadSize(writes: Write[]): Write[][] {
   return out;
 }
 
-/** Group commit of received messages (src/infra/db/commit-batcher.ts); built once per listener. Under SQLite
- * the group commits as the sending path does (sqlite-durability.ts): the WAL's fdatasync runs off the event
- * loop and the group's messages are answered after it, so a 2.5 MB payload's fsync never stops the process. */
-export class InboundWriter extends CommitBatcher<Write> {
-  private readonly durability: Durability;
-  constructor(ctx: AppContext) {
-    const durability = createDurability(ctx.database, ctx.config.databaseUrl);
-    super({
-      logger: ctx.logger,
-      name: 'inbound messages',
-      maxWeight: 256,
-      commit: async (writes) => {
-        // Slots are reserved before the transaction: a job is stored leased only where one is held for it.
-        for (const w of writes) {
-          if (w.slot === undefined) w.slot = w.row.status === INBOUND_STATUS.queued ? ctx.runner.reserve(INBOUND_HOOK_QUEUE, inboundHookGroup(w.row.server_id as number)) : null;
-        }
-        // A conflict abort (PostgreSQL deadlock) says nothing about the messages: run it again.
-        await withConflictRetry(() => durability.transact(async (trx) => {
-          const now = ctx.clock.now();
-          for (const w of writes) w.job = undefined;
-          // One statement for the group: the rows RETURNING gives back are those stored; a message stored
-          // before (or earlier in this group) is skipped by the (server, digest) index, and not returned.
-          // Statements hold at most STATEMENT_PAYLOAD_CHARS of payloads (PostgreSQL takes 1 GB per message).
-          const stored = new Set<string>();
-          for (const chunk of byPayloadSize(writes)) {
-            const inserted = await trx
-              .insertInto('inbound_messages')
-              .values(chunk.map((w) => w.row))
-              .onConflict((oc) => oc.columns(['server_id', 'digest']).doNothing())
-              .returning('id')
-              .execute();
-            for (const r of inserted) stored.add(r.id);
-          }
-          for (const w of writes) w.stored = stored.has(w.row.id as string);
-          const queued = writes.filter((w) => w.stored && w.row.status === INBOUND_STATUS.queued);
-          const job = (w: Write) => inboundHookJob(w.row.id as string, w.row.server_id as number, now);
-          const plain = queued.filter((w) => !w.slot);
-          if (plain.length > 0) await enqueueJobs(trx, plain.map(job), now);
-          const leased = queued.filter((w) => w.slot);
-          if (leased.length > 0) {
-            // One runner, one queue: every slot has the same worker and lease length.
-            const { workerId, leaseMs } = leased[0].slot!;
-            const rows = await enqueueLeasedJobs(trx, leased.map(job), now, { workerId, until: now + leaseMs });
-            leased.forEach((w, i) => (w.job = rows[i]));
-          }
-        }, writes.length));
-        return writes.map(() => undefined);
-      },
-      sync: () => durability.flush(),
-    });
-    this.durability = durability;
-  }
+/** The group commit of received messages (src/infra/db/group-commit.ts); built once per listener. */
+export type InboundWriter = GroupCommit<Write>;
 
-  /** Every submitted message committed and synced; the sync's file released (the listener's stop). */
-  async close(): Promise<void> {
-    await this.drain();
-    await this.durability.close();
-  }
+export function createInboundWriter(ctx: AppContext): InboundWriter {
+  return createGroupCommit<Write>(ctx, {
+    name: 'inbound messages',
+    maxWeight: 256,
+    commit: async (trx, writes) => {
+      const now = ctx.clock.now();
+      // A retried group (a conflict, or its messages written one by one) gives back what an attempt before held.
+      for (const w of writes) {
+        w.local?.abort();
+        w.local = undefined;
+      }
+      // One statement for the group: the rows RETURNING gives back are those stored; a message stored
+      // before (or earlier in this group) is skipped by the (server, digest) index, and not returned.
+      // Statements hold at most STATEMENT_PAYLOAD_CHARS of payloads (PostgreSQL takes 1 GB per message).
+      const stored = new Set<string>();
+      for (const chunk of byPayloadSize(writes)) {
+        const inserted = await trx
+          .insertInto('inbound_messages')
+          .values(chunk.map((w) => w.row))
+          .onConflict((oc) => oc.columns(['server_id', 'digest']).doNothing())
+          .returning('id')
+          .execute();
+        for (const r of inserted) stored.add(r.id);
+      }
+      for (const w of writes) w.stored = stored.has(w.row.id as string);
+      const queued = writes.filter((w) => w.stored && w.row.status === INBOUND_STATUS.queued);
+      const jobs = queued.map((w) => inboundHookJob(w.row.id as string, w.row.server_id as number, now));
+      const locals = await enqueueLocal<InboundHookHandover>(trx, ctx.runner, jobs, now);
+      queued.forEach((w, i) => (w.local = locals[i]));
+    },
+  });
 }
 
 export interface ReceiveOutcome {
@@ -216,20 +184,17 @@ export async function receiveInbound(ctx: AppContext, writer: InboundWriter, mes
     return prepareOnThread(ctx, { ...base, raw, path, servers }, raw ? [raw.buffer as ArrayBuffer] : []);
   };
   const out: ReceiveOutcome[] = [];
-  let queued = false;
   for (const [g, group] of groups.entries()) {
     const prepared = await run(group, g === groups.length - 1);
-    queued = (await store(ctx, writer, prepared, group, out)) || queued;
+    await store(ctx, writer, prepared, group, out);
   }
-  if (queued) ctx.runner.wake(INBOUND_HOOK_QUEUE);
   return out;
 }
 
-/** Writes one group's messages; true when one of them was queued for the server's hook. */
-async function store(ctx: AppContext, writer: InboundWriter, prepared: PreparedInbound, targets: Array<ServerTarget & { server: ServerInfo }>, out: ReceiveOutcome[]): Promise<boolean> {
+/** Writes one group's messages, and hands each queued one's hook job to the runner once it is durable. */
+async function store(ctx: AppContext, writer: InboundWriter, prepared: PreparedInbound, targets: Array<ServerTarget & { server: ServerInfo }>, out: ReceiveOutcome[]): Promise<void> {
   if (prepared.warning) ctx.logger.warn({ err: prepared.warning }, 'inbound: authentication results could not be computed');
   const now = ctx.clock.now();
-  let queued = false;
   for (const [i, t] of targets.entries()) {
     const { server, id } = t;
     const p = prepared.servers[i];
@@ -271,18 +236,12 @@ async function store(ctx: AppContext, writer: InboundWriter, prepared: PreparedI
     try {
       await writer.submit(w);
     } catch (err) {
-      w.slot?.cancel();
+      w.local?.abort();
       throw err;
     }
-    // Committed and synced: the job stored leased runs now, with what it would otherwise read back; without a
-    // slot it waits for a claim (the wake-up).
-    if (w.slot && w.job) {
-      const handover: InboundHookHandover | undefined = p.payload.length <= HANDOVER_PAYLOAD_CHARS ? { serverId: server.id, payload: p.payload } : undefined;
-      w.slot.start(w.job, handover);
-    }
-    else w.slot?.cancel();
-    if (w.stored && status === INBOUND_STATUS.queued && !w.job) queued = true;
+    // Committed and synced: the job stored leased runs now, with what it would otherwise read back; one
+    // enqueued without a slot waits for a claim (commit() wakes the runner for it).
+    w.local?.commit(p.payload.length <= HANDOVER_PAYLOAD_CHARS ? { serverId: server.id, payload: p.payload } : undefined);
     out.push({ address: first.address, addresses: t.own.length, inboundId: id, status, duplicate: !w.stored });
   }
-  return queued;
 }

@@ -13,7 +13,7 @@
 // estimated under INLINE_ON_LOOP_BELOW stays on the caller's thread, where it costs less than the hop.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PoolFull, WorkerLost, taskModule, type ThreadPool } from '../../infra/threads/pool.js';
-import { ApiError, ErrorCode } from '../errors.js';
+import { ServiceBusy } from '../errors.js';
 import { inlineStyles } from './inline-css-task.js';
 import { RenderBudgetError } from './render.js';
 
@@ -123,7 +123,7 @@ export async function inlineCssOffLoop(threads: CssThreads, html: string, o: Inl
       }
     }
     if (!o.waitForRoom) {
-      throw new ApiError(ErrorCode.Maintenance, 'Too many templates are having their CSS inlined at once; send the request again shortly.', 503, undefined, RETRY_AFTER_SECONDS);
+      throw new ServiceBusy('Too many templates are having their CSS inlined at once; send the request again shortly.', RETRY_AFTER_SECONDS);
     }
     await sleep(ROOM_POLL_MS);
   }

@@ -10,7 +10,7 @@ import { rescheduleJob } from '../../infra/jobs/reschedule.js';
 import type { JobHandler } from '../../infra/jobs/runner.js';
 import type { Job } from '../../infra/jobs/types.js';
 import { createPoster, type PostResult } from './http-post.js';
-import { OutcomeWriter } from './outcome-writer.js';
+import { createOutcomeWriter } from './outcome-writer.js';
 import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_QUEUE, WEBHOOK_RETRY_SCHEDULE, type WebhookJobPayload } from './queue.js';
 import { HEADER, signatureHeader } from './signature.js';
 
@@ -53,7 +53,7 @@ export function webhookHandler(ctx: AppContext, o: WebhookWorkerOptions = {}): J
   const perWebhook = o.perWebhook ?? DEFAULT_PER_WEBHOOK;
   const poster = createPoster(ctx, perWebhook);
   const log = ctx.logger.child({ component: 'webhooks' });
-  const writer = new OutcomeWriter(ctx.db);
+  const writer = createOutcomeWriter(ctx);
 
   /** Basic auth, the configured headers, then mailroom's own (ids, attempt, timestamp, signatures). */
   function requestHeaders(n: NotificationRow, attempt: number, startedAt: number): Record<string, string> {

@@ -17,12 +17,8 @@
 // alone, so one bad item cannot fail or mis-answer the others. An item that fails alone rejects its own
 // promise, unless `retryAlone` says the failure was a race that one more commit resolves.
 //
-// Users: the sending batcher (domain/accepting/send-batcher.ts), the delivery-outcome batcher
-// (domain/delivery/outcome-batcher.ts) and the webhook-outcome batcher (domain/webhooks/outcome-writer.ts).
-import type { Kysely } from 'kysely';
+// Built through group-commit.ts, which adds the database's durability, conflict retry and metrics.
 import type { Logger } from '../logger.js';
-import { withConflictRetry } from './conflict-retry.js';
-import type { Database } from './schema.js';
 
 interface Pending<T, R> {
   item: T;
@@ -180,13 +176,4 @@ export class CommitBatcher<T, R = void> {
       p.reject(e);
     }
   }
-}
-
-/** The usual commit: `apply` writes the group inside one database transaction. */
-export function inTransaction<T>(db: Kysely<Database>, apply: (trx: Kysely<Database>, items: T[]) => Promise<void>): (items: T[]) => Promise<void[]> {
-  return async (items) => {
-    // A conflict abort (deadlock, a partition being attached) says nothing about the items: run it again.
-    await withConflictRetry(() => db.transaction().execute((trx) => apply(trx, items)));
-    return items.map(() => undefined);
-  };
 }

@@ -206,11 +206,9 @@ class FileSync {
 /**
  * Checkpoints of a SQLite file on a worker thread, paced by the sending path's commits (see the top of the
  * file): `before()` ahead of a group (waits, after HARD_EVERY messages without a complete checkpoint, for one
- * that runs with no sending transaction beside it), `after(messages)` once the group is committed. Used by
- * createDurability below and by the sending path's writer thread (domain/accepting/send-batcher.ts), whose
- * connection raises its own automatic checkpoint to WAL_SAFETY_PAGES so that it does not checkpoint inline.
+ * that runs with no sending transaction beside it), `after(messages)` once the group is committed.
  */
-export class CheckpointPacer {
+class CheckpointPacer {
   private readonly checkpointer: Checkpointer;
   private sinceStart = 0;
   private sinceComplete = 0;
@@ -246,8 +244,6 @@ export class CheckpointPacer {
     }
   }
 }
-
-export { WAL_SAFETY_PAGES };
 
 /** The SQLite file behind `database`, or null for PostgreSQL and an in-memory SQLite database. */
 export function sqliteFileOf(database: Pick<Db, 'dialect'>, databaseUrl: string): string | null {

@@ -5,8 +5,10 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { SendBatcher } from '../../../src/domain/accepting/send-batcher.js';
 import { prepareMessage } from '../../../src/domain/accepting/validate.js';
+import { ServiceBusy } from '../../../src/domain/errors.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
+import { waitFor } from '../../helpers/wait.js';
 
 /** Descriptors of this process open on `path` (Linux /proc). */
 function openOn(path: string): number {
@@ -60,13 +62,13 @@ describe('group commit', () => {
     assert.equal(c.stats.transactions, 1);
   });
 
-  // The durable commit on SQLite without the writer thread (MAILROOM_SEND_WRITER_THREAD=false): the WAL is
+  // The durable commit on SQLite: the WAL is
   // fdatasynced through one descriptor kept open between group commits (an open and a close per group cost as
   // much as the sync call), and drain() releases it.
   it('syncs the WAL through one descriptor kept across groups, released by drain()', async (t) => {
     if (s.ctx.dialect !== 'sqlite' || !existsSync('/proc/self/fd')) return t.skip('SQLite on Linux only');
     const wal = `${resolve(s.ctx.config.databaseUrl.replace(/^file:\/\//i, ''))}-wal`;
-    const c = new SendBatcher({ ...s.ctx, config: { ...s.ctx.config, sendWriterThread: false } });
+    const c = new SendBatcher(s.ctx);
     await c.submit(unit('wal-a@example.net'));
     const during = openOn(wal);
     await c.submit(unit('wal-b@example.net'));
@@ -83,22 +85,42 @@ describe('group commit', () => {
     assert.deepEqual(rows.map((x) => x.email), ['wal-a@example.net', 'wal-b@example.net', 'wal-c@example.net', 'wal-d@example.net']);
   });
 
-  // The writer thread (MAILROOM_SEND_WRITER_THREAD=true on a SQLite file): its groups are stored and answered in order, and drain()
-  // ends the thread with its connection and WAL descriptor; a later send starts a new one.
-  it('writes on the writer thread, which drain() ends and a later send starts again', async (t) => {
-    if (s.ctx.dialect !== 'sqlite' || !existsSync('/proc/self/fd')) return t.skip('SQLite on Linux only');
-    const wal = `${resolve(s.ctx.config.databaseUrl.replace(/^file:\/\//i, ''))}-wal`;
-    const before = openOn(wal);
-    const c = new SendBatcher({ ...s.ctx, config: { ...s.ctx.config, sendWriterThread: true } });
-    const results = await Promise.all(['thr-a', 'thr-b', 'thr-c'].map((n) => c.submit(unit(`${n}@example.net`))));
-    for (const r of results) assert.ok('outcomes' in r && r.outcomes[0].status === 200);
-    assert.ok(openOn(wal) > before, 'the thread has the WAL open');
-    await c.drain();
-    assert.equal(openOn(wal), before, 'drain() ends the thread and closes what it opened');
-    const r = await c.submit(unit('thr-d@example.net'));
-    assert.ok('outcomes' in r && r.outcomes[0].status === 200);
-    await c.drain();
-    const rows = await s.ctx.db.selectFrom('message_recipients').select('email').where('email', 'like', 'thr-%').orderBy('email').execute();
-    assert.deepEqual(rows.map((x) => x.email), ['thr-a@example.net', 'thr-b@example.net', 'thr-c@example.net', 'thr-d@example.net']);
+  // Back-pressure while the database cannot take the group (SQLite's one connection held here, which the
+  // group commit waits for without stopping the event loop): beyond MAILROOM_SEND_QUEUE_LIMIT a request is
+  // refused at once as ServiceBusy (503 with Retry-After over HTTP: test/http/routes/email-backpressure),
+  // stores nothing, and the queued requests are answered once the database is free again.
+  it('refuses beyond the queue limit while a group waits for the database, then takes requests again', async (t) => {
+    if (s.ctx.dialect !== 'sqlite') return t.skip('the PostgreSQL case holds a table lock: test/http/routes/email-backpressure');
+    const c = new SendBatcher({ ...s.ctx, config: { ...s.ctx.config, sendQueueLimit: 2 } });
+    const count = async () => Number((await s.ctx.db.selectFrom('message_recipients').select((e) => e.fn.countAll().as('n')).where('email', 'like', 'bp-%').executeTakeFirstOrThrow()).n);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let holding!: () => void;
+    const taken = new Promise<void>((r) => (holding = r));
+    const connection = s.ctx.db.connection().execute(async () => {
+      holding();
+      await held;
+    });
+    await taken;
+    try {
+      const first = c.submit(unit('bp-first@example.net'));
+      await waitFor(() => c.stats.transactions === 1, { what: 'the first request to be written' });
+      const second = c.submit(unit('bp-second@example.net'));
+      assert.equal(c.waiting, 2);
+      const refused = await c.submit(unit('bp-third@example.net'));
+      assert.ok('error' in refused && refused.error instanceof ServiceBusy, 'refused as busy');
+      assert.equal(refused.error.retryAfter, 1);
+      release();
+      await connection;
+      for (const r of await Promise.all([first, second])) assert.ok('outcomes' in r && r.outcomes[0].status === 200);
+      assert.equal(await count(), 2, 'the refused request stored nothing');
+      const again = await c.submit(unit('bp-later@example.net'));
+      assert.ok('outcomes' in again && again.outcomes[0].status === 200);
+      assert.equal(await count(), 3);
+    } finally {
+      release();
+      await connection;
+      await c.drain();
+    }
   });
 });

@@ -4,7 +4,6 @@
 // queued is answered 200 once the database is free again.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { TEST_DIALECT, TEST_PG_URL } from '../../helpers/database.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
@@ -15,16 +14,6 @@ const FROM = 'sender@example.com';
 
 /** Another connection that holds the write lock the sending path's transaction needs, until release(). */
 async function holdWriteLock(s: TestService): Promise<{ release(): Promise<void> }> {
-  if (TEST_DIALECT === 'sqlite') {
-    const other = new SQLite(s.config.databaseUrl);
-    other.exec('BEGIN IMMEDIATE');
-    return {
-      release: async () => {
-        other.exec('COMMIT');
-        other.close();
-      },
-    };
-  }
   const client = new pg.Client({ connectionString: TEST_PG_URL, options: `-c search_path=${s.ctx.database.schema}` });
   await client.connect();
   await client.query('BEGIN');
@@ -44,14 +33,16 @@ describe('POST /email with a full sending queue', () => {
   const count = async () => Number((await s.ctx.db.selectFrom('messages').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
   before(async () => {
-    // On SQLite the writer thread waits for the held lock; on the event-loop path that wait would stop the event
-    // loop itself (better-sqlite3's busy wait), and no request could be answered meanwhile. PostgreSQL ignores it.
-    s = await startService({ env: { MAILROOM_SEND_QUEUE_LIMIT: '2', MAILROOM_SEND_WRITER_THREAD: 'true' } });
+    s = await startService({ env: { MAILROOM_SEND_QUEUE_LIMIT: '2' } });
     await addConfirmedSender(s, FROM);
   });
   after(() => s.close());
 
-  it('answers 503 with Retry-After beyond the limit, and takes requests again once the queue drains', async () => {
+  it('answers 503 with Retry-After beyond the limit, and takes requests again once the queue drains', async (t) => {
+    // SQLite's write lock held by another connection would stop the event loop itself (better-sqlite3 waits
+    // for it synchronously), and the service's own connection also answers the token look-ups: there the
+    // same back-pressure is tested on the batcher (test/domain/accepting/send-batcher.test.ts).
+    if (TEST_DIALECT === 'sqlite') return t.skip('PostgreSQL: a table lock holds the group; SQLite: send-batcher.test.ts');
     const lock = await holdWriteLock(s);
     let released = false;
     try {

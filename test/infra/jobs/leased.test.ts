@@ -1,11 +1,13 @@
-// Jobs stored already leased to this process's runner (enqueue-leased.ts, JobRunner.reserve): the runner runs
-// them in the slot reserved before the commit, without a claim query; a process that dies after the commit
-// leaves the job to any runner once the lease runs out; reserved slots count against the concurrency.
+// Jobs stored already leased to this process's runner (enqueue-local.ts over JobRunner.reserve and
+// enqueue-leased.ts): the runner runs them in the slot reserved for them, without a claim query, with what
+// the caller handed over; a process that dies after the commit leaves the job to any runner once the lease
+// runs out; reserved slots count against the concurrency.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { completeJob } from '../../../src/infra/jobs/complete.js';
 import { enqueueJobs } from '../../../src/infra/jobs/enqueue.js';
 import { enqueueLeasedJobs } from '../../../src/infra/jobs/enqueue-leased.js';
+import { enqueueLocal } from '../../../src/infra/jobs/enqueue-local.js';
 import { JobRunner, type Slot } from '../../../src/infra/jobs/runner.js';
 import type { Job } from '../../../src/infra/jobs/types.js';
 import { createLogger } from '../../../src/infra/logger.js';
@@ -193,5 +195,87 @@ describe('jobs stored leased to the local runner', () => {
       for (const slot of slots) slot.cancel();
       await r.stop();
     }
+  });
+
+  describe('enqueueLocal', () => {
+    /** A runner whose handler records each job with its handover. */
+    function local(queue: string, concurrency: number) {
+      const r = new JobRunner({ database: s.ctx.database, clock: s.clock, logger: createLogger('silent'), pollMs: 3_600_000 });
+      const ran: Array<{ n: number; handover: { text: string } | undefined }> = [];
+      r.register<{ text: string }>({
+        queue,
+        concurrency,
+        leaseMs: LEASE_MS,
+        async handle(job, _release, handover) {
+          ran.push({ n: (JSON.parse(job.payload) as { n: number }).n, handover });
+          await completeJob(s.ctx.db, job.id);
+        },
+      });
+      return { r, ran };
+    }
+    const job = (queue: string, n: number) => ({ queue, payload: { n }, runAt: s.clock.now(), groupKey: 'g' });
+
+    it('stores a job leased where the runner has a slot, and commit() runs it with the handover', async () => {
+      const { r, ran } = local('local-run', 4);
+      r.start();
+      try {
+        await waitFor(() => r.stats.claims > 0, { what: 'the first round' });
+        const claims = r.stats.claims;
+        const [handle] = await s.ctx.db.transaction().execute((trx) => enqueueLocal<{ text: string }>(trx, r, [job('local-run', 1)], s.clock.now()));
+        const row = await s.ctx.db.selectFrom('jobs').selectAll().where('queue', '=', 'local-run').executeTakeFirstOrThrow();
+        assert.equal(row.locked_by, r.workerId, 'leased to the runner');
+        handle.commit({ text: 'held in memory' });
+        await waitFor(() => ran.length === 1, { what: 'the job handed over' });
+        assert.deepEqual(ran, [{ n: 1, handover: { text: 'held in memory' } }]);
+        assert.equal(r.stats.handedOver, 1);
+        assert.equal(r.stats.claims, claims, 'no claim');
+      } finally {
+        await r.stop();
+      }
+    });
+
+    it('abort() gives the slot back after a failed transaction, which stored nothing', async () => {
+      const { r, ran } = local('local-abort', 1);
+      r.start();
+      try {
+        await waitFor(() => r.stats.claims > 0, { what: 'the first round' });
+        let handles: Awaited<ReturnType<typeof enqueueLocal>> = [];
+        await assert.rejects(
+          s.ctx.db.transaction().execute(async (trx) => {
+            handles = await enqueueLocal(trx, r, [job('local-abort', 1)], s.clock.now());
+            throw new Error('commit failed');
+          }),
+          /commit failed/,
+        );
+        handles[0].abort();
+        assert.equal((await s.ctx.db.selectFrom('jobs').select('id').where('queue', '=', 'local-abort').execute()).length, 0);
+        // The runner's one slot is free again: the next job is stored leased to it.
+        const [again] = await s.ctx.db.transaction().execute((trx) => enqueueLocal(trx, r, [job('local-abort', 2)], s.clock.now()));
+        const row = await s.ctx.db.selectFrom('jobs').selectAll().where('queue', '=', 'local-abort').executeTakeFirstOrThrow();
+        assert.equal(row.locked_by, r.workerId, 'stored leased in the slot given back');
+        again.commit();
+        await waitFor(() => ran.length === 1, { what: 'the job in the slot given back' });
+        assert.equal(r.stats.handedOver, 1);
+      } finally {
+        await r.stop();
+      }
+    });
+
+    it('enqueues a job normally where the runner has no slot, for a claim that hands nothing over', async () => {
+      const { r, ran } = local('local-plain', 4);
+      // Not started: no slot, so the job is stored unleased.
+      const [handle] = await s.ctx.db.transaction().execute((trx) => enqueueLocal<{ text: string }>(trx, r, [job('local-plain', 3)], s.clock.now()));
+      const row = await s.ctx.db.selectFrom('jobs').selectAll().where('queue', '=', 'local-plain').executeTakeFirstOrThrow();
+      assert.equal(row.locked_by, null);
+      r.start();
+      try {
+        await waitFor(() => ran.length === 1, { what: 'the job claimed' });
+        handle.commit({ text: 'not used' });
+        assert.deepEqual(ran, [{ n: 3, handover: undefined }], 'a claimed job has no handover');
+        assert.equal(r.stats.claimed, 1);
+      } finally {
+        await r.stop();
+      }
+    });
   });
 });

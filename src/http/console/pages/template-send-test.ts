@@ -4,7 +4,7 @@
 // suppressions) and delivery as an application's send. Admins only, checked by the router.
 import type { AppContext } from '../../../domain/app-context.js';
 import { sendWithTemplates } from '../../../domain/accepting/send-with-template.js';
-import { ApiError } from '../../../domain/errors.js';
+import { ApiError, ServiceBusy } from '../../../domain/errors.js';
 import { listSignatures } from '../../../domain/sender-signatures/signatures.js';
 import type { TemplateRow } from '../../../domain/templates/store.js';
 import { html, type Html } from '../html.js';
@@ -32,7 +32,7 @@ export async function sendTest(ctx: AppContext, c: PageCall, t: TemplateRow, mod
   const message = { TemplateId: t.id, TemplateModel: model ?? {}, From: from, To: to, Tag: 'console-test' };
   // A busy service (the CSS inlining threads or the sending queue) refuses the whole call: shown, not a 500.
   const outcomes = await sendWithTemplates(ctx, { accountId: c.session.user.accountId, serverId: c.server.id, testMode: false }, [message], null).catch((err: unknown) => {
-    if (err instanceof ApiError && err.retryAfter !== undefined) return err;
+    if (err instanceof ServiceBusy) return err;
     throw err;
   });
   if (outcomes instanceof ApiError) return { error: `The test was not sent: ${outcomes.message}` };
