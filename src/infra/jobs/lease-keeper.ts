@@ -14,6 +14,8 @@ export class LeaseKeeper {
   private readonly held = new Map<number, number>();
   private timer: NodeJS.Timeout | null = null;
   private startedAt = 0;
+  /** The last beat asked for; the next one starts after it. */
+  private beating: Promise<void> = Promise.resolve();
   /** When the last heartbeat was written (clock time), or null when none was. */
   lastBeatAt: number | null = null;
 
@@ -37,8 +39,18 @@ export class LeaseKeeper {
     this.timer = setInterval(() => void this.beat(), everyMs);
   }
 
-  /** Renews the leases held and writes the heartbeat row; a failure is logged and the next beat tries again. */
-  async beat(): Promise<void> {
+  /**
+   * Renews the leases held and writes the heartbeat row; a failure is logged and the next beat tries again.
+   * Beats run one after another, each reading the clock when it starts: two side by side (the timer's and an
+   * explicit one) could write the row in the wrong order on a pool of connections, leaving the older time.
+   */
+  beat(): Promise<void> {
+    const next = this.beating.then(() => this.beatOnce());
+    this.beating = next;
+    return next;
+  }
+
+  private async beatOnce(): Promise<void> {
     const now = this.o.clock.now();
     try {
       const byLease = new Map<number, number[]>();
@@ -66,6 +78,8 @@ export class LeaseKeeper {
     if (!this.timer) return;
     clearInterval(this.timer);
     this.timer = null;
+    // A beat under way would write the row again after its removal.
+    await this.beating;
     await forgetWorker(this.o.database, this.o.workerId).catch((err: unknown) =>
       this.o.logger.error({ err, workerId: this.o.workerId }, 'job runner stop: the heartbeat row could not be removed (it ages out as stale)'),
     );

@@ -5,7 +5,7 @@
 // template's 1122, and the budget is checked before any hop (issue 27).
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { ApiError } from '../../../src/domain/errors.js';
+import { ServiceBusy } from '../../../src/domain/errors.js';
 import { INLINE_ON_LOOP_BELOW, INLININGS_PER_THREAD, inlineCss, inlineCssOffLoop, inliningCost, type CssThreads } from '../../../src/domain/templates/inline-css.js';
 import { RenderBudgetError } from '../../../src/domain/templates/render.js';
 import { PoolFull, ThreadPool, WorkerLost } from '../../../src/infra/threads/pool.js';
@@ -53,7 +53,7 @@ describe('CSS inlining off the event loop', () => {
 
   it('a full pool: a request is refused 503 with Retry-After at once; a job waits for room', async () => {
     const full = stub(() => Promise.reject(new PoolFull('full')));
-    await assert.rejects(inlineCssOffLoop(full, LARGE), (err: unknown) => err instanceof ApiError && err.status === 503 && err.errorCode === 100 && err.retryAfter === 1);
+    await assert.rejects(inlineCssOffLoop(full, LARGE), (err: unknown) => err instanceof ServiceBusy && err.errorCode === 100 && err.retryAfter === 1);
     const busyTwice = stub((n) => (n <= 2 ? Promise.reject(new PoolFull('full')) : Promise.resolve('inlined')));
     assert.equal(await inlineCssOffLoop(busyTwice, LARGE, { waitForRoom: true }), 'inlined');
     assert.equal(busyTwice.calls, 3);
@@ -63,7 +63,7 @@ describe('CSS inlining off the event loop', () => {
     const release: Array<() => void> = [];
     const held = stub(() => new Promise<string>((res) => release.push(() => res('inlined'))));
     const under = Array.from({ length: INLININGS_PER_THREAD }, () => inlineCssOffLoop(held, LARGE));
-    await assert.rejects(inlineCssOffLoop(held, LARGE), (err: unknown) => err instanceof ApiError && err.status === 503);
+    await assert.rejects(inlineCssOffLoop(held, LARGE), (err: unknown) => err instanceof ServiceBusy);
     const job = inlineCssOffLoop(held, LARGE, { waitForRoom: true });
     assert.equal(held.calls, INLININGS_PER_THREAD);
     release.shift()!();
