@@ -34,11 +34,17 @@ export interface Paging {
 type Ordered = ReturnType<typeof scope>;
 const newestFirst = (q: Ordered) => q.orderBy('messages.received_at', 'desc').orderBy('messages.id', 'desc');
 
-/** How many of the newest COUNT_WINDOW entries of `q` there are, and how many of them are unread. */
+/**
+ * How many of the newest COUNT_WINDOW entries of `q` there are, and how many of them are unread. The window's
+ * ids are cut first from the ordered index, then their read state looked up: joined before the limit, the
+ * state of every message of the server was read (a hash join over all of mailpit_state on PostgreSQL).
+ */
 async function counted(ctx: AppContext, q: Ordered, joined: boolean): Promise<{ n: number; unread: number }> {
-  const withState = joined ? q : q.leftJoin('mailpit_state as s', 's.message_id', 'messages.id');
-  const inner = newestFirst(withState.select(sql<number>`case when coalesce(s.read, 0) = 1 then 0 else 1 end`.as('u'))).limit(COUNT_WINDOW);
-  const { rows } = await sql<{ n: number | string; unread: number | string | null }>`select count(*) as n, sum(u) as unread from (${inner}) as w`.execute(ctx.db);
+  const { rows } = joined
+    ? await sql<{ n: number | string; unread: number | string | null }>`select count(*) as n, sum(case when w.r = 1 then 0 else 1 end) as unread
+        from (${newestFirst(q.select(['messages.id', sql<number>`coalesce(s.read, 0)`.as('r')])).limit(COUNT_WINDOW)}) as w`.execute(ctx.db)
+    : await sql<{ n: number | string; unread: number | string | null }>`select count(*) as n, sum(case when coalesce(st.read, 0) = 1 then 0 else 1 end) as unread
+        from (${newestFirst(q.select('messages.id')).limit(COUNT_WINDOW)}) as w left join mailpit_state st on st.message_id = w.id`.execute(ctx.db);
   return { n: Number(rows[0]?.n ?? 0), unread: Number(rows[0]?.unread ?? 0) };
 }
 

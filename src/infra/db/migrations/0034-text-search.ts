@@ -12,8 +12,8 @@
 // Sandbox messages (partial), every recipient's address and name. GIN's pending list (fastupdate) keeps the
 // insert's share small; the indexes are built per day partition.
 //
-// The backfill is one statement per table in the migration's transaction (docs/scaling.md has its time at
-// a million messages); writes wait for it.
+// The backfill is one statement per table in the migration's transaction, linear in the stored text
+// (bench/README.md, "bench/volume", has its time at a million messages); writes wait for it.
 import { sql, type Kysely } from 'kysely';
 import type { MigrationDialect } from './helpers.js';
 
