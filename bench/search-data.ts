@@ -17,9 +17,10 @@ export function benchMessageId(n: number): string {
  * broadcast stream; 50 tags (1 in 7 untagged), 5 senders, 10% queued and 1% with a bounced recipient; one
  * To recipient each among 100,000 addresses (about ten messages each) and every fourth a Cc.
  */
-export function loadSql(ctx: AppContext, serverA: number, serverB: number, N: number) {
+export function loadSql(ctx: AppContext, serverA: number, serverB: number, N: number, o: { sandboxA?: boolean; from?: number } = {}) {
   const pgd = ctx.dialect === 'postgres';
-  const seq = pgd ? sql`select n from generate_series(1::bigint, ${sql.lit(N)}) as n` : sql`with recursive s(n) as (select 1 union all select n + 1 from s where n < ${sql.lit(N)}) select n from s`;
+  const first = o.from ?? 1;
+  const seq = pgd ? sql`select n from generate_series(${sql.lit(first)}::bigint, ${sql.lit(N)}) as n` : sql`with recursive s(n) as (select ${sql.lit(first)} union all select n + 1 from s where n < ${sql.lit(N)}) select n from s`;
   const cat = (...parts: ReturnType<typeof sql>[]) => sql.join(parts, sql` || `);
   const time = sql`${sql.lit(T0)} + n * ${sql.lit(STEP)}`;
   // benchMessageId in SQL.
@@ -34,7 +35,7 @@ export function loadSql(ctx: AppContext, serverA: number, serverB: number, N: nu
       ${cat(sql`'Subject '`, num(sql`n`))},
       case when n % 7 = 0 then null else ${cat(sql`'tag'`, num(sql`n % 50`))} end,
       '<p>hello</p>', null, null, '[]', ${cat(sql`'{"customer":"c'`, num(sql`n % 1000`), sql`'"}'`)}, 0, 'None', '[]',
-      case when n % 10 = 1 then 'Queued' else 'Sent' end, 0, ${time}, null
+      case when n % 10 = 1 then 'Queued' else 'Sent' end, ${o.sandboxA ? sql`case when n % 20 = 0 then 0 else 1 end` : sql.lit(0)}, ${time}, null
     from (${seq}) as seq`;
   const to = sql`insert into message_recipients (message_id, server_id, stream_id, kind, email, name, status, received_at, settled_at)
     select ${id}, ${server}, ${stream}, 'To', ${cat(sql`'user'`, num(sql`(n * 7919) % 100000`), sql`'@example.net'`)}, '',

@@ -54,6 +54,8 @@ export const ErrorCode = {
   // Messages
   MessageQueryError: 700,
   MessageNotFound: 701,
+  /** A search or list ran past its time limit (domain/read-limit.ts); answered 503. */
+  QueryTimeLimit: 702,
   StatsQueryError: 900,
   // Bounces
   BounceQueryError: 1000,
@@ -133,6 +135,7 @@ export function httpStatusFor(errorCode: number): number {
     case ErrorCode.RateLimited:
       return 429;
     case ErrorCode.Maintenance:
+    case ErrorCode.QueryTimeLimit:
       return 503;
     default:
       return 422;

@@ -5,6 +5,7 @@ import { bootstrap } from '../../src/domain/accounts/bootstrap.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
 import { migrateToLatest } from '../../src/infra/db/migrate.js';
+import type { DbOptions } from '../../src/infra/db/database.js';
 import { buildApp } from '../../src/http/app.js';
 import type { App } from '../../src/http/types.js';
 import { createLogger, type Logger } from '../../src/infra/logger.js';
@@ -55,6 +56,8 @@ export interface ServiceOptions {
   startWorker?: boolean;
   /** The service's logger (default: one at MAILROOM_TEST_LOG_LEVEL, silent). */
   logger?: Logger;
+  /** Database options over the test database's (e.g. readLimitMs). */
+  dbOptions?: DbOptions;
 }
 
 export async function startService(o: ServiceOptions = {}): Promise<TestService> {
@@ -72,7 +75,7 @@ export async function startService(o: ServiceOptions = {}): Promise<TestService>
   const ctx = createContext(config, {
     clock,
     logger: o.logger ?? createLogger(config.logLevel),
-    dbOptions: tdb.options,
+    dbOptions: { ...tdb.options, ...o.dbOptions },
     secretKey: 'test-secret-key-test-secret-key-0123456789',
   });
   await migrateToLatest(ctx.database);

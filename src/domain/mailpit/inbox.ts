@@ -3,8 +3,8 @@
 // Mailpit's API (read-state.ts, listing.ts), so a test and a person looking at the console agree.
 import type { AppContext } from '../app-context.js';
 import type { MailpitServer } from './filters.js';
-import { deleteMatching } from './listing.js';
-import { readCount, readFlags, setRead } from './read-state.js';
+import { countInbox, deleteMatching } from './listing.js';
+import { readFlags, setRead } from './read-state.js';
 
 interface ServerLike {
   id: number;
@@ -32,9 +32,9 @@ export async function markOpened(ctx: AppContext, server: ServerLike, id: string
 export async function inboxCounts(ctx: AppContext, server: ServerLike): Promise<{ total: number; unread: number } | null> {
   const inbox = inboxOf(server);
   if (!inbox) return null;
-  const r = await ctx.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('server_id', '=', inbox.id).where('sandbox', '=', 1).executeTakeFirst();
-  const total = Number(r?.n ?? 0);
-  return { total, unread: Math.max(0, total - (await readCount(ctx, inbox.id))) };
+  // Bounded as Mailpit's lists are (listing.ts, COUNT_WINDOW): the console shows the same figures.
+  const c = await countInbox(ctx, inbox);
+  return { total: c.n, unread: c.unread };
 }
 
 /** Deletes every message of a Sandbox server; returns how many. */

@@ -1,89 +1,92 @@
 // GET /api/v1/messages and /search, DELETE /messages and /search: Mailpit's MessagesSummary over one
 // server's messages, newest first (received_at, then id), paged by start/limit. Ids of the page are cut
-// first (for a list, from the index of migration 0031 alone), then only those messages are read.
+// in the database first (for a list, from the index of migration 0031 alone), then only those messages are
+// read; counts are bounded (COUNT_WINDOW); every statement runs under the read time limit.
 import { sql } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import { deleteMessagesCascading } from '../../infra/db/partitions-cascade.js';
 import { cancelJobsOfMessages } from '../../infra/jobs/cancel.js';
+import { limitedRead } from '../read-limit.js';
 import { needsState, scope, type MailpitServer } from './filters.js';
 import type { Term } from './query.js';
-import { readCount } from './read-state.js';
 import { allTags } from './tags.js';
 import { listItem, loadMessages } from './view.js';
 
 /** A page larger than this is cut to it: every entry is read and its source composed. */
 export const MAX_LIMIT = 1000;
 
+/**
+ * Counts stop here: an exact count walks every message of an inbox (a million on a busy Sandbox server) on
+ * every list request. The newest COUNT_WINDOW messages (of a search: matches) are counted, and how many of
+ * them are unread; beyond, `total` and `messages_count` say COUNT_WINDOW.
+ */
+export const COUNT_WINDOW = 10_000;
+
 export interface Paging {
   start: number;
   limit: number;
   /** Mailpit's `before`: only messages received before this instant. */
   before?: number;
+  /** Aborted when the request went away: its statements stop (domain/read-limit.ts). */
+  signal?: AbortSignal;
 }
 
-async function count(ctx: AppContext, server: MailpitServer): Promise<number> {
-  const r = await scope(ctx, server).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-  return Number((r as { n?: number } | undefined)?.n ?? 0);
-}
+type Ordered = ReturnType<typeof scope>;
+const newestFirst = (q: Ordered) => q.orderBy('messages.received_at', 'desc').orderBy('messages.id', 'desc');
 
 /**
- * A search in one pass, as Mailpit's own: the ids of every match in order with their read flags, from which
- * the counts and the page are cut. A search reads every message anyway (substrings have no index); a count
- * and a page as two statements read them twice.
+ * How many of the newest COUNT_WINDOW entries of `q` there are, and how many of them are unread. The window's
+ * ids are cut first from the ordered index, then their read state looked up: joined before the limit, the
+ * state of every message of the server was read (a hash join over all of mailpit_state on PostgreSQL).
  */
-async function searchPass(ctx: AppContext, server: MailpitServer, terms: Term[], p: Paging) {
-  const q = scope(ctx, server, terms, p.before);
-  const joined = needsState(terms) ? q : q.leftJoin('mailpit_state as s', 's.message_id', 'messages.id');
-  const rows = (await joined
-    .select(['messages.id', sql<number>`coalesce(s.read, 0)`.as('r')])
-    .orderBy('messages.received_at', 'desc')
-    .orderBy('messages.id', 'desc')
-    .execute()) as Array<{ id: string; r: number }>;
-  const limit = Math.min(p.limit, MAX_LIMIT);
-  const ids = rows.slice(p.start, p.start + limit).map((r) => r.id);
-  return { n: rows.length, unread: rows.filter((r) => Number(r.r) !== 1).length, messages: (await loadMessages(ctx, server, ids)).map((m) => listItem(ctx, m)) };
+async function counted(ctx: AppContext, q: Ordered, joined: boolean): Promise<{ n: number; unread: number }> {
+  const { rows } = joined
+    ? await sql<{ n: number | string; unread: number | string | null }>`select count(*) as n, sum(case when w.r = 1 then 0 else 1 end) as unread
+        from (${newestFirst(q.select(['messages.id', sql<number>`coalesce(s.read, 0)`.as('r')])).limit(COUNT_WINDOW)}) as w`.execute(ctx.db)
+    : await sql<{ n: number | string; unread: number | string | null }>`select count(*) as n, sum(case when coalesce(st.read, 0) = 1 then 0 else 1 end) as unread
+        from (${newestFirst(q.select('messages.id')).limit(COUNT_WINDOW)}) as w left join mailpit_state st on st.message_id = w.id`.execute(ctx.db);
+  return { n: Number(rows[0]?.n ?? 0), unread: Number(rows[0]?.unread ?? 0) };
 }
 
-async function page(ctx: AppContext, server: MailpitServer, p: Paging) {
+/** The newest COUNT_WINDOW messages of the inbox counted, and their unread ones (the console's inbox line). */
+export const countInbox = (ctx: AppContext, server: MailpitServer) => limitedRead(ctx, undefined, (ctx) => counted(ctx, scope(ctx, server), false));
+
+/** The page's ids, cut in the database, then only those messages read. */
+async function page(ctx: AppContext, server: MailpitServer, q: Ordered, p: Paging) {
   const limit = Math.min(p.limit, MAX_LIMIT);
   if (limit === 0) return [];
-  const ids = (
-    await scope(ctx, server)
-      .select('messages.id')
-      .orderBy('messages.received_at', 'desc')
-      .orderBy('messages.id', 'desc')
-      .limit(limit)
-      .offset(p.start)
-      .execute()
-  ).map((r) => (r as { id: string }).id);
+  const ids = (await newestFirst(q.select('messages.id')).limit(limit).offset(p.start).execute()).map((r) => (r as { id: string }).id);
   return (await loadMessages(ctx, server, ids)).map((m) => listItem(ctx, m));
 }
 
 /** GET /api/v1/messages (terms empty) and GET /api/v1/search. */
 export async function listMessages(ctx: AppContext, server: MailpitServer, p: Paging, terms: Term[] | null = null) {
   const searching = terms !== null || p.before !== undefined;
-  const [total, read, tags, found] = await Promise.all([
-    count(ctx, server),
-    readCount(ctx, server.id),
-    allTags(ctx, server),
-    searching ? searchPass(ctx, server, terms ?? [], p) : page(ctx, server, p).then((messages) => ({ n: -1, unread: -1, messages })),
-  ]);
-  const unread = Math.max(0, total - read);
-  return {
-    total,
-    unread,
-    count: found.messages.length,
-    messages_count: searching ? found.n : total,
-    messages_unread: searching ? found.unread : unread,
-    start: p.start,
-    tags,
-    messages: found.messages,
-  };
+  return limitedRead(ctx, p.signal, async (ctx) => {
+    const all = counted(ctx, scope(ctx, server), false);
+    const found = searching ? scope(ctx, server, terms ?? [], p.before) : null;
+    const [inbox, matched, tags, messages] = await Promise.all([
+      all,
+      found ? counted(ctx, found, needsState(terms ?? [])) : all,
+      allTags(ctx, server),
+      page(ctx, server, found ?? scope(ctx, server), p),
+    ]);
+    return {
+      total: inbox.n,
+      unread: inbox.unread,
+      count: messages.length,
+      messages_count: matched.n,
+      messages_unread: matched.unread,
+      start: p.start,
+      tags,
+      messages,
+    };
+  });
 }
 
 /** The newest message's id (Mailpit's `latest`), of a search when terms are given. */
-export async function latestId(ctx: AppContext, server: MailpitServer, terms: Term[] = []): Promise<string | null> {
-  const r = await scope(ctx, server, terms).select('messages.id').orderBy('messages.received_at', 'desc').orderBy('messages.id', 'desc').limit(1).executeTakeFirst();
+export async function latestId(ctx: AppContext, server: MailpitServer, terms: Term[] = [], signal?: AbortSignal): Promise<string | null> {
+  const r = await limitedRead(ctx, signal, (ctx) => scope(ctx, server, terms).select('messages.id').orderBy('messages.received_at', 'desc').orderBy('messages.id', 'desc').limit(1).executeTakeFirst());
   return (r as { id: string } | undefined)?.id ?? null;
 }
 
@@ -110,7 +113,7 @@ export async function deleteMessages(ctx: AppContext, server: MailpitServer, ids
 export async function deleteMatching(ctx: AppContext, server: MailpitServer, terms: Term[]): Promise<number> {
   let deleted = 0;
   for (;;) {
-    const ids = (await scope(ctx, server, terms).select('messages.id').limit(CHUNK).execute()).map((r) => (r as { id: string }).id);
+    const ids = (await limitedRead(ctx, undefined, (ctx) => scope(ctx, server, terms).select('messages.id').limit(CHUNK).execute())).map((r) => (r as { id: string }).id);
     if (ids.length === 0) return deleted;
     const n = await deleteMessages(ctx, server, ids);
     deleted += n;

@@ -1,8 +1,7 @@
 // Mailpit's read flag (PUT /api/v1/messages, and opening a message: its summary marks it read, as Mailpit's
 // does; the console's message page too). A row of mailpit_state (migration 0031) per message read or
-// tagged; a message without one is unread. Unread counts are the server's messages less its read rows
-// (the partial index mailpit_state_read), so a list costs two counts, not a join over every message.
-import { sql, type SqlBool } from 'kysely';
+// tagged; a message without one is unread. Unread counts are bounded with the list's (listing.ts).
+import { sql } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import { scope, type MailpitServer } from './filters.js';
 import type { Term } from './query.js';
@@ -36,13 +35,6 @@ async function insertRead(ctx: AppContext, messages: ReturnType<typeof scope>): 
     .expression(messages.select(['messages.id', 'messages.server_id', sql.lit(1).as('read')]) as any)
     .onConflict((oc) => oc.column('message_id').doUpdateSet({ read: 1 }))
     .execute();
-}
-
-/** How many of the server's messages are read. */
-export async function readCount(ctx: AppContext, serverId: number): Promise<number> {
-  // A literal, so that SQLite proves the partial index mailpit_state_read applies.
-  const r = await ctx.db.selectFrom('mailpit_state').select((eb) => eb.fn.countAll<number>().as('n')).where('server_id', '=', serverId).where(sql<SqlBool>`read = ${sql.lit(1)}`).executeTakeFirst();
-  return Number(r?.n ?? 0);
 }
 
 /** The read flags of these messages (absent: unread). */

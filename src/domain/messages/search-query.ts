@@ -21,6 +21,8 @@ export interface MessageSearch {
   /** false: skip TotalCount (answered as -1). The console pages by keyset and does not show it; counting
    * the matches of a filter no index answers (metadata) costs far more than the page itself. */
   withTotal?: boolean;
+  /** Aborted when the request went away: the search's statements stop (domain/read-limit.ts). */
+  signal?: AbortSignal;
 }
 
 export interface Cursor {

@@ -5,12 +5,20 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { isPostgresUrl } from './url.js';
 import type { Database } from './schema.js';
+import { createSqlDialect, type SqlDialect } from './sql-dialect.js';
+import { registerTimeLimitFunction } from './time-limit.js';
 
-export type Dialect = 'sqlite' | 'postgres';
+import type { Dialect } from './dialect-tag.js';
+
+export type { Dialect } from './dialect-tag.js';
 
 export interface Db {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** The SQL that differs between the two databases, for the domain's queries (sql-dialect.ts). */
+  sql: SqlDialect;
+  /** Milliseconds a search or list may run (time-limit.ts). */
+  readLimitMs: number;
   /** PostgreSQL: the schema everything lives in. */
   schema?: string;
   close(): Promise<void>;
@@ -25,7 +33,17 @@ export interface DbOptions {
   poolSize?: number;
   /** PostgreSQL only: called with the milliseconds each query waited for a pooled connection (metrics). */
   onPoolWait?: (ms: number) => void;
+  /** Milliseconds a search or list may run before it is stopped (default READ_LIMIT_MS). */
+  readLimitMs?: number;
 }
+
+/**
+ * A search or list answers in milliseconds from its indexes; one that runs this long is a pattern no index
+ * serves, over a large store. The limit is wall time, so a loaded machine reaches it sooner: it is set well
+ * above what any indexed read takes. On SQLite the statement holds the event loop meanwhile (better-sqlite3
+ * is synchronous), so this is also the longest a hostile search can hold it.
+ */
+export const READ_LIMIT_MS = { sqlite: 5_000, postgres: 5_000 } as const;
 
 /** A PostgreSQL pool's counters, for metrics and `mailroom status`. */
 export interface PoolStats {
@@ -70,6 +88,8 @@ export function openDatabase(url: string, options: DbOptions = {}): Db {
     return {
       db,
       dialect: 'postgres',
+      sql: createSqlDialect('postgres'),
+      readLimitMs: options.readLimitMs ?? READ_LIMIT_MS.postgres,
       schema: options.schema ?? fromUrl ?? 'public',
       close: () => db.destroy(),
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
@@ -84,8 +104,9 @@ export function openDatabase(url: string, options: DbOptions = {}): Db {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 10000');
   sqlite.pragma('foreign_keys = ON');
+  registerTimeLimitFunction(sqlite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return { db, dialect: 'sqlite', sql: createSqlDialect('sqlite'), readLimitMs: options.readLimitMs ?? READ_LIMIT_MS.sqlite, close: () => db.destroy() };
 }
 
 /**

@@ -1,7 +1,7 @@
 // JSON is stored as text on both databases (docs/architecture.md, "Storage rules"); reading a field inside
 // it takes different SQL on each.
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import type { Dialect } from './database.js';
+import type { Dialect } from './dialect-tag.js';
 
 /**
  * The top-level field `key` of the JSON object in `column` equals the string `value`. PostgreSQL: the

@@ -1,7 +1,7 @@
 // How the two databases' query executors differ where the choice of a query's shape depends on it.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import type { Dialect } from './database.js';
+import type { Dialect } from './dialect-tag.js';
 import { dialectOf } from './util.js';
 
 /**

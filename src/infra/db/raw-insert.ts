@@ -3,7 +3,7 @@
 // sending path stores thousands of rows a second, so it writes its SQL text directly. Identifiers are our
 // own constants; every value is a bound parameter.
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { Dialect } from './database.js';
+import type { Dialect } from './dialect-tag.js';
 import type { Database } from './schema.js';
 
 /** Bound parameters per statement: below SQLite's 32766 and PostgreSQL's 65535. */

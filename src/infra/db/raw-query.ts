@@ -3,7 +3,7 @@
 // indexed lookup; the SQL text is stable, so better-sqlite3's statement cache (database.ts) reuses the
 // prepared statement. Identifiers are our own constants; every value is a bound parameter.
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { Dialect } from './database.js';
+import type { Dialect } from './dialect-tag.js';
 import type { Database } from './schema.js';
 
 /** `?, ?, ?` for an IN list of n values (n >= 1). */

@@ -3,7 +3,7 @@
 // excludes every other writer, so no row lock is needed or possible. PostgreSQL runs transactions side by
 // side and needs explicit row locks (https://www.postgresql.org/docs/current/explicit-locking.html).
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { Dialect } from './database.js';
+import type { Dialect } from './dialect-tag.js';
 import type { Database } from './schema.js';
 
 /**

@@ -1,7 +1,7 @@
 // Everything that differs between SQLite and PostgreSQL, in one place. Code elsewhere stays dialect-free
 // by calling these helpers.
 import { PostgresAdapter, sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import type { Dialect } from './database.js';
+import type { Dialect } from './dialect-tag.js';
 
 /** True when the error is a unique-constraint violation, on either dialect. */
 export function isUniqueViolation(err: unknown): boolean {

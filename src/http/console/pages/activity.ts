@@ -8,6 +8,7 @@ import { page, when } from '../layout.js';
 import type { ConsoleRouter } from '../router.js';
 import { inboxCounts, unreadAmong } from '../../../domain/mailpit/inbox.js';
 import { registerDeleteAll } from './inbox-delete.js';
+import { requestSignal } from '../../request-signal.js';
 
 const PAGE_SIZE = 50;
 const FILTERS = ['recipient', 'fromemail', 'tag', 'status', 'stream', 'subject', 'fromdate', 'todate', 'metakey', 'metavalue'] as const;
@@ -61,7 +62,7 @@ export function registerActivity(r: ConsoleRouter, ctx: AppContext): void {
   r.page('/console/s/:sid/activity', async (c) => {
     const q = c.query;
     const before = parseCursor(q.before);
-    const [found, streams] = await Promise.all([searchMessages(ctx, c.server.id, { ...search(q), before }), listStreams(ctx.db, c.server.id, { includeArchived: true })]);
+    const [found, streams] = await Promise.all([searchMessages(ctx, c.server.id, { ...search(q), before, signal: requestSignal(c.reply) }), listStreams(ctx.db, c.server.id, { includeArchived: true })]);
     const items = found.Messages;
     const [unread, inbox] = await Promise.all([unreadAmong(ctx, c.server, items.map((m) => m.MessageID)), inboxCounts(ctx, c.server)]);
     const filters = Object.fromEntries(FILTERS.map((k) => [k, q[k]]));
@@ -92,7 +93,7 @@ ${items.length === 0 ? html`<p class="empty">No messages match.</p>` : ''}
   r.page('/console/s/:sid/activity/live', async (c) => {
     const after = parseCursor(c.query.after);
     if (!after) return void c.reply.status(400).send({ error: 'after is required' });
-    const found = await searchMessages(ctx, c.server.id, { ...search(c.query), after });
+    const found = await searchMessages(ctx, c.server.id, { ...search(c.query), after, signal: requestSignal(c.reply) });
     const items = found.Messages;
     const [unread, inbox] = await Promise.all([unreadAmong(ctx, c.server, items.map((m) => m.MessageID)), items.length ? inboxCounts(ctx, c.server) : null]);
     return void c.reply.send({ inbox, html: rows(c.server.id, items, unread).text, newest: items[0] ? cursorOf(items[0]) : c.query.after, count: items.length });

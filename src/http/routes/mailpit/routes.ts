@@ -4,6 +4,7 @@
 // domain/mailpit/access.ts). Its own scope: the API's token headers and {ErrorCode, Message} errors do not
 // apply here; answers are Mailpit's, field for field, status for status (its server/apiv1 handlers).
 import type { AppContext } from '../../../domain/app-context.js';
+import { ApiError, httpStatusFor } from '../../../domain/errors.js';
 import { mailpitAccess } from '../../../domain/mailpit/access.js';
 import { deleteMatching, deleteMessages, listMessages } from '../../../domain/mailpit/listing.js';
 import { parseQuery, QueryError } from '../../../domain/mailpit/query.js';
@@ -11,6 +12,7 @@ import { setRead, setReadMatching } from '../../../domain/mailpit/read-state.js'
 import { SendError } from '../../../domain/mailpit/send.js';
 import { allTags, deleteTag, renameTag, setTags, TagError } from '../../../domain/mailpit/tags.js';
 import { TokenResolver } from '../../../domain/tokens/token-resolver.js';
+import { requestSignal } from '../../request-signal.js';
 import type { App } from '../../types.js';
 import { registerMailpitCheckRoutes } from './checks.js';
 import { infoOf, webUiOf } from './info.js';
@@ -56,6 +58,8 @@ export default async function mailpitRoutes(app: App, ctx: AppContext): Promise<
           return reply.status(err.status).type('text/plain').send(err.message);
         }
         if (err instanceof QueryError || err instanceof TagError) return reply.status(400).type('text/plain').send(err.message);
+        // A search that ran past its time limit (503, naming the limit), as Mailpit answers its errors: text.
+        if (err instanceof ApiError) return reply.status(err.status ?? httpStatusFor(err.errorCode)).type('text/plain').send(err.message);
         if (err instanceof SendError) return reply.status(400).type('application/json').send({ Error: err.message });
         const status = (err as { statusCode?: number }).statusCode;
         if (typeof status === 'number' && status >= 400 && status < 500) return reply.status(status).type('text/plain').send((err as Error).message);
@@ -66,7 +70,7 @@ export default async function mailpitRoutes(app: App, ctx: AppContext): Promise<
       s.get('/api/v1/info', async (req) => infoOf(ctx, serverOf(req)));
       s.get('/api/v1/webui', async (req) => webUiOf(ctx, serverOf(req)));
 
-      s.get('/api/v1/messages', async (req) => listMessages(ctx, serverOf(req), paging(queryOf(req))));
+      s.get('/api/v1/messages', async (req, reply) => listMessages(ctx, serverOf(req), { ...paging(queryOf(req)), signal: requestSignal(reply) }));
       s.put('/api/v1/messages', async (req, reply) => {
         const server = serverOf(req);
         const b = objectBody(req);
@@ -93,11 +97,11 @@ export default async function mailpitRoutes(app: App, ctx: AppContext): Promise<
         return ok(reply);
       });
 
-      s.get('/api/v1/search', async (req) => {
+      s.get('/api/v1/search', async (req, reply) => {
         const q = queryOf(req);
         const search = (q.query ?? '').trim();
         if (search === '') throw new MailpitRefusal(400, 'Error: no search query');
-        return listMessages(ctx, serverOf(req), paging(q), parseQuery(search, q.tz));
+        return listMessages(ctx, serverOf(req), { ...paging(q), signal: requestSignal(reply) }, parseQuery(search, q.tz));
       });
       s.delete('/api/v1/search', async (req, reply) => {
         const q = queryOf(req);

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../../domain/app-context.js';
 import { checkDepth } from '../../pagination.js';
+import { requestSignal } from '../../request-signal.js';
 import { serverAuth, type App } from '../../types.js';
 import { messageDetails, messageDump } from '../../../domain/messages/details.js';
 import { clicksOfMessage, opensOfMessage, searchClicks, searchOpens } from '../../../domain/messages/hits.js';
@@ -24,9 +25,9 @@ function metadataFilters(query: Record<string, unknown>): Record<string, string>
  */
 export default async function messagesRoutes(app: App, ctx: AppContext): Promise<void> {
   for (const prefix of ['/messages', '/messages/outbound']) {
-    app.get(prefix, { config, schema: { ...base, querystring: MessageSearchQuery } }, async (req) => {
+    app.get(prefix, { config, schema: { ...base, querystring: MessageSearchQuery } }, async (req, reply) => {
       checkDepth(req.query.count, req.query.offset);
-      return searchMessages(ctx, serverAuth(req.auth).serverId, { ...req.query, metadata: metadataFilters(req.query) });
+      return searchMessages(ctx, serverAuth(req.auth).serverId, { ...req.query, metadata: metadataFilters(req.query), signal: requestSignal(reply) });
     });
 
     app.get(`${prefix}/:messageid/details`, { config, schema: { ...base, params: MessageIdParams } }, async (req) =>

@@ -1,0 +1,140 @@
+// bench/volume: every search and list the API, the Mailpit API and the console offer, over 1M and 10M stored
+// messages, on SQLite and PostgreSQL, each beside two ceilings measured in the same run: a bare Fastify
+// route (the least a request costs through inject here) and one message by primary key through the whole
+// stack (GET /messages/outbound/{id}/details).
+//   npm run bench:volume                         (BENCH_VOLUMES=1000000,10000000 BENCH_DB=sqlite,postgres BENCH_RUNS=30)
+//   BENCH_VOLUMES=1000000 npm run bench:volume   run it as `flock /tmp/bench.lock npm run bench:volume` on a shared machine
+// The data is bench/search's (search-data.ts, loaded by the database in batches of 1M: 95% of it in the
+// measured server, which is a Sandbox server here, so that its messages are also Mailpit's inbox; 50 tags,
+// a To each among 100,000 addresses, every fourth a Cc, metadata customer c0..c999), a third of it read.
+// A request past its time limit is counted (503), not timed: the table says how many of the runs were.
+import { execSync } from 'node:child_process';
+import Fastify from 'fastify';
+import { sql } from 'kysely';
+import { bootstrap } from '../src/domain/accounts/bootstrap.js';
+import { searchMessages } from '../src/domain/messages/search.js';
+import { inboxCounts } from '../src/domain/mailpit/inbox.js';
+import { loadConfig } from '../src/config.js';
+import { createContext } from '../src/context.js';
+import { migrateToLatest } from '../src/infra/db/migrate.js';
+import { buildApp } from '../src/http/app.js';
+import { createPartitionsBetween } from '../src/infra/db/partitions.js';
+import { type BenchDialect, benchDatabase, benchDialects } from './bench-db.js';
+import { benchMessageId, loadSql, STEP, T0 } from './search-data.js';
+
+const VOLUMES = (process.env.BENCH_VOLUMES ?? '1000000,10000000').split(',').map(Number);
+const RUNS = Number(process.env.BENCH_RUNS ?? 30);
+const TOKEN = 'bench-server-token-000000000000001';
+const AUTH = `Basic ${Buffer.from(`bench:${TOKEN}`).toString('base64')}`;
+const BATCH = 1_000_000;
+
+type Case = [string, (i: number, n: number) => string];
+const API: Case[] = [
+  ['/messages/outbound newest', () => '/messages/outbound?count=50&offset=0'],
+  ['/messages/outbound by recipient', (i) => `/messages/outbound?count=50&offset=0&recipient=user${(i * 7919 + 13) % 100000}@example.net`],
+  ['/messages/outbound by tag', (i) => `/messages/outbound?count=50&offset=0&tag=tag${i % 50}`],
+  ['/messages/outbound?subject= (rare)', (i, n) => `/messages/outbound?count=50&offset=0&subject=${encodeURIComponent(`Subject ${n - 1000 - i * 37}`)}`],
+  ['/messages/outbound?metadata_customer=', (i) => `/messages/outbound?count=50&offset=0&metadata_customer=c${i % 1000}`],
+  ['Mailpit list, first page', () => '/mailpit/api/v1/messages'],
+  ['Mailpit list, page at 50,000', () => '/mailpit/api/v1/messages?start=50000&limit=50'],
+  ['Mailpit search to:', (i) => `/mailpit/api/v1/search?query=${encodeURIComponent(`to:user${(i * 7919 + 13) % 100000}@example.net`)}`],
+  ['Mailpit search tag: + is:unread', (i) => `/mailpit/api/v1/search?query=${encodeURIComponent(`tag:tag${i % 50} is:unread`)}`],
+  ['Mailpit free text (rare)', (i) => `/mailpit/api/v1/search?query=${encodeURIComponent(`cc${(i * 131) % 50000}@`)}`],
+  ['Mailpit free text (common word)', () => `/mailpit/api/v1/search?query=hello`],
+  ['Mailpit free text, negated 999 chars', () => `/mailpit/api/v1/search?query=-${'q'.repeat(999)}`],
+];
+
+function pct(xs: number[], p: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
+/** Times a request RUNS times (fewer when it takes seconds); a 503 (time limit) is counted apart. */
+async function timed(run: () => Promise<{ statusCode: number; body: string }>, name: string): Promise<{ t: number[]; limited: number; runs: number }> {
+  const t: number[] = [];
+  let limited = 0;
+  let runs = 0;
+  const started = performance.now();
+  for (let i = 0; i < RUNS + 2; i++) {
+    const t0 = performance.now();
+    const r = await run();
+    const ms = performance.now() - t0;
+    if (r.statusCode === 503) limited += i >= 2 ? 1 : 0;
+    else if (r.statusCode !== 200) throw new Error(`${name}: ${r.statusCode} ${r.body.slice(0, 200)}`);
+    else if (i >= 2) t.push(ms);
+    if (i >= 2) runs++;
+    if (performance.now() - started > 30_000) break;
+  }
+  return { t, limited, runs };
+}
+
+const fmt = (x: number) => (Number.isNaN(x) ? '-' : x < 10 ? x.toFixed(1) : Math.round(x).toLocaleString('en'));
+const line = (name: string, r: { t: number[]; limited: number; runs: number }, pk: number) =>
+  console.log(
+    `| ${name} | ${fmt(pct(r.t, 50))} / ${fmt(pct(r.t, 95))} | ${r.t.length ? `${(pct(r.t, 95) / pk).toFixed(1)}x` : '-'} | ${r.limited ? `${r.limited} of ${r.runs} past the time limit (503)` : ''} |`,
+  );
+const loadNow = () => execSync('uptime').toString().trim().replace(/^.*load average/, 'load average');
+
+async function run(dialect: BenchDialect, N: number): Promise<void> {
+  const database = await benchDatabase(dialect, 'volume', { poolSize: 10 });
+  if (!database) throw new Error('PostgreSQL is not reachable');
+  const config = loadConfig({ MAILROOM_DATABASE_URL: database.url, MAILROOM_LOG_LEVEL: 'silent', MAILROOM_SERVER_TOKEN: TOKEN });
+  const ctx = createContext(config, { dbOptions: database.dbOptions, secretKey: 'bench-secret-key-bench-secret-key-0123456789' });
+  try {
+    await migrateToLatest(ctx.database);
+    await bootstrap(ctx.database, config, Date.now());
+    const [server] = await ctx.db.selectFrom('servers').select(['id', 'account_id']).orderBy('id').execute();
+    const other = await ctx.db.insertInto('servers').values({ account_id: server!.account_id, name: 'Other', created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
+    await ctx.db.updateTable('servers').set({ delivery_type: 'Sandbox' }).where('id', '=', server!.id).execute();
+    const t = Date.now();
+    await createPartitionsBetween(ctx.db, T0, T0 + N * STEP);
+    // In batches of a million: one transaction per statement, as a fill over time would be.
+    for (let from = 1; from <= N; from += BATCH) {
+      for (const q of loadSql(ctx, server!.id, other.id, Math.min(N, from + BATCH - 1), { sandboxA: true, from })) await q.execute(ctx.db);
+    }
+    const loaded = (Date.now() - t) / 1000;
+    await sql`insert into mailpit_state (message_id, server_id, read) select id, server_id, 1 from messages where server_id = ${server!.id} and received_at % ${sql.lit(3 * STEP)} = 0`.execute(ctx.db);
+    if (dialect === 'postgres') await sql`vacuum analyze messages, message_recipients, mailpit_state`.execute(ctx.db);
+    console.log(`\n### ${dialect}, ${N.toLocaleString('en')} messages (loaded with their index entries in ${loaded.toFixed(0)} s; ${loadNow()})\n`);
+    console.log('| request | p50 / p95 ms | p95 / primary-key ceiling | |');
+    console.log('|---|---|---|---|');
+
+    const bare = Fastify();
+    bare.get('/bare', async () => ({ total: 0, unread: 0, messages: [] }));
+    await bare.ready();
+    line('ceiling: bare Fastify route', await timed(() => bare.inject({ method: 'GET', url: '/bare' }), 'bare'), 1);
+    const app = await buildApp(ctx);
+    const get = (url: string) => app.inject({ method: 'GET', url, headers: url.startsWith('/mailpit') ? { authorization: AUTH } : { 'x-postmark-server-token': TOKEN } });
+    let k = 0;
+    const pkRun = await timed(() => get(`/messages/outbound/${benchMessageId(1 + ((k++ * 7919) % (N / 20)) * 20 + 1)}/details`), 'pk');
+    const pk = Math.max(0.01, pct(pkRun.t, 95));
+    line('ceiling: one message by primary key (details)', pkRun, pk);
+    for (const [name, url] of API) {
+      let i = 0;
+      line(name, await timed(() => get(url(i++, N)), name), pk);
+    }
+    // The console's Activity page of a Sandbox server: its search (keyset, no TotalCount) and inbox counts.
+    const consoleRun = async (q: Record<string, string>) => {
+      try {
+        await Promise.all([searchMessages(ctx, server!.id, { count: 50, offset: 0, withTotal: false, ...q }), inboxCounts(ctx, { id: server!.id, delivery_type: 'Sandbox' })]);
+        return { statusCode: 200, body: '' };
+      } catch (err) {
+        return { statusCode: (err as { errorCode?: number }).errorCode === 702 ? 503 : 500, body: String(err) };
+      }
+    };
+    line('Console Activity, Sandbox server', await timed(() => consoleRun({}), 'activity'), pk);
+    let j = 0;
+    line('Console Activity, subject filter', await timed(() => consoleRun({ subject: `Subject ${N - 5000 - j++ * 37}` }), 'activity subject'), pk);
+    await app.close();
+    await bare.close();
+    console.log(`\n(${loadNow()})`);
+  } finally {
+    await ctx.close();
+    await database.drop();
+  }
+}
+
+console.log(`bench/volume: ${RUNS} runs per request (fewer when a request takes seconds: at most 30 s each)`);
+for (const N of VOLUMES) for (const d of benchDialects()) await run(d, N);
+process.exit(0);

@@ -1,0 +1,103 @@
+// The SQL that differs between SQLite and PostgreSQL for the queries of the domain, as one object built once
+// with the database (openDatabase), the way Kysely's dialects are objects: the domain asks it for an
+// expression or a plan choice and never learns which database it talks to. The older free functions
+// (util.ts, json-fields.ts, planner.ts) take a dialect tag; this object answers for them where it is used.
+import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import type { Dialect } from './dialect-tag.js';
+import type { Database } from './schema.js';
+import { containsInsensitive, tagEquals } from './util.js';
+import { jsonFieldEquals } from './json-fields.js';
+import { filtersMessagesByIdList, readsRowsSkippedByOffset } from './planner.js';
+import { runTimeLimited, type TimeLimitOptions } from './time-limit.js';
+
+/** The text columns of a message that migration 0034 indexes for substring search (Sandbox messages). */
+export type MessageTextColumn = 'subject' | 'from_raw' | 'reply_to' | 'text_body' | 'html_body' | 'tag' | 'attachments';
+/** The text columns of a recipient indexed the same way. */
+export type RecipientTextColumn = 'email' | 'name';
+
+/**
+ * A trigram index answers a substring of 3 characters (code points) or more: a shorter one has no trigram.
+ * Such a term is matched by reading the column (LIKE/ILIKE over the rows the other filters leave), which is
+ * linear in the text and bounded by the statement's time limit.
+ */
+export const TRIGRAM = 3;
+const indexable = (value: string) => [...value].length >= TRIGRAM;
+
+export interface SqlDialect {
+  /** Case-insensitive substring (`value` escaped: % and _ match literally); read from the column, no index. */
+  contains(column: Expression<any>, value: string): RawBuilder<SqlBool>;
+  /** Tag equality written so that the tag indexes serve it (util.ts, tagEquals). */
+  tagEquals(column: Expression<any>, value: string): RawBuilder<SqlBool>;
+  /** The top-level field `key` of the JSON object text in `column` equals the string `value`. */
+  jsonFieldEquals(column: Expression<any>, key: string, value: string): RawBuilder<SqlBool>;
+  /** planner.ts: an index scan reads the row of every entry skipped by OFFSET (cut ids first). */
+  readonly readsRowsSkippedByOffset: boolean;
+  /** planner.ts: messages is day-partitioned, a list of ids prunes it where a join does not. */
+  readonly filtersMessagesByIdList: boolean;
+  /**
+   * One of `messages.<columns>` contains `value`, case-insensitively (Unicode case folding on both databases), never
+   * NULL (so that NOT of it holds for a NULL column). `indexed`: the message is a Sandbox one (`messages.sandbox
+   * = 1` is among the query's conditions), whose text migration 0034 indexes.
+   */
+  messageContains(columns: MessageTextColumn[], value: string, indexed: boolean): RawBuilder<SqlBool>;
+  /** The same for `alias.<column>` of message_recipients (every recipient is indexed). */
+  recipientContains(alias: string, columns: RecipientTextColumn[], value: string): RawBuilder<SqlBool>;
+  /**
+   * Runs `run` with every statement it makes under a time limit, and stops the statement under way when
+   * `signal` aborts (the request that asked went away). Throws TimeLimitExceeded when the limit is hit.
+   */
+  timeLimited<T>(db: Kysely<Database>, options: TimeLimitOptions, run: (db: Kysely<Database>) => Promise<T>): Promise<T>;
+}
+
+/** FTS5's query syntax: a phrase in double quotes (a quote doubled) restricted to some columns. */
+function ftsPhrase(columns: string[], value: string): string {
+  return `{${columns.join(' ')}} : "${value.replace(/"/g, '""')}"`;
+}
+
+const anyOf = (parts: RawBuilder<SqlBool>[]) => (parts.length === 1 ? parts[0]! : sql<SqlBool>`(${sql.join(parts, sql` or `)})`);
+
+function sqliteDialect(): SqlDialect {
+  const d: Dialect = 'sqlite';
+  return {
+    contains: (column, value) => containsInsensitive(d, column, value),
+    tagEquals: (column, value) => tagEquals(d, column, value),
+    jsonFieldEquals: (column, key, value) => jsonFieldEquals(d, column, key, value),
+    readsRowsSkippedByOffset: readsRowsSkippedByOffset(d),
+    filtersMessagesByIdList: filtersMessagesByIdList(d),
+    messageContains(columns, value, indexed) {
+      // messages_text (FTS5, trigram, contentless) holds a Sandbox message's text under its rowid (and every
+      // message's subject).
+      if ((indexed || (columns.length === 1 && columns[0] === 'subject')) && indexable(value)) {
+        return sql<SqlBool>`messages.rowid in (select rowid from messages_text where messages_text match ${ftsPhrase(columns, value)})`;
+      }
+      return anyOf(columns.map((c) => containsInsensitive(d, sql`coalesce(${sql.ref(`messages.${c}`)}, '')`, value)));
+    },
+    recipientContains(alias, columns, value) {
+      if (indexable(value)) return sql<SqlBool>`${sql.ref(`${alias}.id`)} in (select rowid from recipients_text where recipients_text match ${ftsPhrase(columns, value)})`;
+      return anyOf(columns.map((c) => containsInsensitive(d, sql.ref(`${alias}.${c}`), value)));
+    },
+    timeLimited: (db, options, run) => runTimeLimited(d, db, options, run),
+  };
+}
+
+function postgresDialect(): SqlDialect {
+  const d: Dialect = 'postgres';
+  // ILIKE is served by the pg_trgm GIN indexes of migration 0034 (3 characters or more; a shorter pattern
+  // reads the rows the other conditions leave). `is not null and` keeps the result two-valued without
+  // hiding the ILIKE from the planner, as coalesce() would.
+  const ilike = (column: Expression<any>, value: string) => sql<SqlBool>`(${column} is not null and ${containsInsensitive(d, column, value)})`;
+  return {
+    contains: (column, value) => containsInsensitive(d, column, value),
+    tagEquals: (column, value) => tagEquals(d, column, value),
+    jsonFieldEquals: (column, key, value) => jsonFieldEquals(d, column, key, value),
+    readsRowsSkippedByOffset: readsRowsSkippedByOffset(d),
+    filtersMessagesByIdList: filtersMessagesByIdList(d),
+    messageContains: (columns, value) => anyOf(columns.map((c) => ilike(sql.ref(`messages.${c}`), value))),
+    recipientContains: (alias, columns, value) => anyOf(columns.map((c) => ilike(sql.ref(`${alias}.${c}`), value))),
+    timeLimited: (db, options, run) => runTimeLimited(d, db, options, run),
+  };
+}
+
+export function createSqlDialect(dialect: Dialect): SqlDialect {
+  return dialect === 'postgres' ? postgresDialect() : sqliteDialect();
+}
