@@ -4,6 +4,8 @@
 // A file's tier is named on its first line; a file without the marker is an integration test:
 //   // tier: unit   database-free (no service, no test database): runs once
 //   (no marker)     integration: runs on SQLite, then on PostgreSQL
+//   // tier: compat  real clients (the hosted service's official ones, framework mailers; Ruby, PHP and Python
+//                   programs installed by scripts/setup.sh) driven against a mailroom: on both databases
 //   // tier: slow   multi-second load and robustness walks: its own tier, on both databases, last
 // A unit file that reaches the test database (test/helpers/database.ts, directly or through another test
 // helper) is refused: it would quietly be tested on one database only.
@@ -24,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import pg from 'pg';
 
-const TIERS = ['unit', 'integration', 'slow'];
+const TIERS = ['unit', 'integration', 'compat', 'slow'];
 const root = new URL('..', import.meta.url).pathname;
 
 function parseArgs(argv) {

@@ -1,3 +1,4 @@
+// tier: compat
 // django-anymail's Postmark backend, unchanged (Debian python3-django-anymail with python3-django):
 // clients/django-anymail.py configures a Django project's EMAIL_BACKEND and POSTMARK_API_URL and sends an
 // AnymailMessage with attachments, a tag, metadata and its own Message-ID, then a template send. Each

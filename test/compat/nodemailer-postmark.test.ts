@@ -1,3 +1,4 @@
+// tier: compat
 // nodemailer (a devDependency) sending through the hosted service's API: a transport of a few lines that hands
 // nodemailer's own normalized message (what its jsonTransport prints) to the official `postmark` client, the
 // one docs/frameworks.md shows. The transport on npm (nodemailer-postmark-transport) is not the vendor's,

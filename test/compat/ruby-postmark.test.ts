@@ -1,3 +1,4 @@
+// tier: compat
 // The hosted service's official Ruby gem, unchanged (Debian ruby-postmark with ruby-mail and ActionMailer),
 // pointed at mailroom the way a Rails application is: clients/ruby-postmark.rb drives the ApiClient and
 // AccountApiClient, a Mail::Message through `delivery_method Mail::Postmark`, and an ActionMailer mailer

@@ -10,9 +10,11 @@ require '/usr/share/php/Symfony/Component/HttpClient/autoload.php';
 
 use Symfony\Component\HttpClient\HttpClient;
 use Symfony\Component\Mailer\Bridge\Postmark\Transport\PostmarkSmtpTransport;
+use Symfony\Component\Mailer\Bridge\Postmark\Transport\PostmarkTransportFactory;
 use Symfony\Component\Mailer\Header\MetadataHeader;
 use Symfony\Component\Mailer\Header\TagHeader;
 use Symfony\Component\Mailer\Transport;
+use Symfony\Component\Mailer\Transport\Dsn;
 use Symfony\Component\Mailer\Transport\Smtp\EsmtpTransport;
 use Symfony\Component\Mime\Email;
 
@@ -54,6 +56,15 @@ step('api', function () use ($token, $gif) {
     $transport = Transport::fromDsn('postmark+api://' . $token . '@127.0.0.1:' . getenv('MR_PORT'), null, $client);
     $sent = $transport->send(message('Symfony API', 'order-42@shop.example', $gif));
     return ['message_id' => $sent->getMessageId(), 'transport' => (string) $transport];
+});
+
+// Laravel's `postmark` mailer creates this factory's transport with the host fixed ('default'); the custom
+// mailer docs/frameworks.md registers with Mail::extend() gives it mailroom's host and port instead.
+step('laravel', function () use ($token, $gif) {
+    $client = HttpClient::create(['cafile' => getenv('MR_CA')]);
+    $transport = (new PostmarkTransportFactory(null, $client))->create(new Dsn('postmark+api', '127.0.0.1', $token, null, (int) getenv('MR_PORT')));
+    $sent = $transport->send(message('Laravel API', 'order-46@shop.example', $gif));
+    return ['message_id' => $sent->getMessageId()];
 });
 
 /** PostmarkSmtpTransport with mailroom's submission port instead of smtp.postmarkapp.com:587. */
