@@ -1,4 +1,3 @@
-// tier: compat
 // Compatibility tier (issue 18): the hosted service's official Node client (`postmark`, a devDependency)
 // pointed at a running mailroom drives every one of its methods that mailroom implements, and each answer
 // is checked against the shape the client's own type declarations promise (declared-shape.ts). The
