@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs the test suite in three tiers and ends with one summary line.
+// Runs the test suite in four tiers and ends with one summary line.
 //
 // A file's tier is named on its first line; a file without the marker is an integration test:
 //   // tier: unit   database-free (no service, no test database): runs once
