@@ -10,6 +10,7 @@ import type { AppContext } from '../domain/app-context.js';
 import { registerAuth } from './auth.js';
 import { registerTrackingHostGuard } from './tracking-host.js';
 import { registerJsonParser } from './body-parser.js';
+import { addBodyKeyCanonicalizer } from './body-keys.js';
 import { clientErrorHandler, frameworkErrorHandler, registerDrainRefusal, registerErrorHandling } from './errors.js';
 import { parseQuery } from './query.js';
 import type { App } from './types.js';
@@ -70,6 +71,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     },
   });
   registerJsonParser(app);
+  // Before any route: each route's body keys are read in any case (body-keys.ts).
+  app.addHook('onRoute', addBodyKeyCanonicalizer);
   registerErrorHandling(app);
   registerDrainRefusal(app);
   // Before authentication: on a custom tracking host an API path is a 404, not a 401.

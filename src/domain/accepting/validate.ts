@@ -13,7 +13,8 @@ import type { PreparedMessage, PreparedRecipient, TrackLinks } from './types.js'
 const TRACK_LINKS: Record<string, TrackLinks> = { none: 'None', htmlandtext: 'HtmlAndText', htmlonly: 'HtmlOnly', textonly: 'TextOnly' };
 
 export function parseTrackLinks(value: unknown): TrackLinks | null {
-  if (value === undefined || value === null) return null;
+  // "" is "not given" (the Ruby gem and the PHP client send it for an unset choice), as for Tag or ReplyTo.
+  if (value === undefined || value === null || value === '') return null;
   if (typeof value === 'boolean') return value ? 'HtmlAndText' : 'None';
   // Object.hasOwn: a plain object also "has" __proto__, constructor, toString...
   if (typeof value === 'string' && Object.hasOwn(TRACK_LINKS, value.toLowerCase())) return TRACK_LINKS[value.toLowerCase()]!;
