@@ -36,7 +36,7 @@ function postmarkTransport(client: ServerClient): Transport<{ messageId: string 
           Cc: addresses(d.cc as Address[]),
           Bcc: addresses(d.bcc as Address[]),
           ReplyTo: addresses(d.replyTo as Address[]),
-          Subject: d.subject,
+          Subject: d.subject ?? '',
           TextBody: d.text as string | undefined,
           HtmlBody: d.html as string | undefined,
           Headers: headers,
