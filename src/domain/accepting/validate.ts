@@ -98,7 +98,7 @@ export function prepareMessage(input: unknown, opts: PrepareOptions): PreparedMe
   if (typeof stream === 'string' && stream.trim() !== '') streamId = stream.trim().toLowerCase();
   else if (typeof stream === 'number' && Number.isInteger(stream)) streamId = String(stream);
   else if (stream !== undefined && stream !== null && stream !== '') throw bad("The field 'MessageStream' must be a stream ID.");
-  if (streamId.length > 100) throw new ApiError(ErrorCode.StreamNotOnServer, `The message stream '${streamId.slice(0, 100)}…' does not exist on this server.`);
+  if (streamId.length > 100) throw new ApiError(ErrorCode.StreamNotOnServer, `The stream provided: '${streamId.slice(0, 100)}…' does not exist on this server.`);
 
   // The whole message after base64 (docs/reference/api-conventions.md, "Limits"): every text field as UTF-8
   // plus the base64 content of the attachments. Over 10 MB: HTTP 413 with ErrorCode 300.
