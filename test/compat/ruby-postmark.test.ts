@@ -89,11 +89,12 @@ describeWith('the official Ruby gem (ruby-postmark, Mail, ActionMailer) against 
     const mail = await delivered(s, sink, 'Ruby ActionMailer');
     assert.equal(mail.messageId, '<shipped-42@shop.example>');
     assert.equal(mail.text?.trim(), 'Shipped.');
-    assert.equal(mail.html?.trim(), '<p>Shipped.</p>');
+    assert.match(mail.html?.trim() ?? '', /^<p>Shipped\.<\/p><img src="cid:[^"]+">$/);
     const byName = new Map(mail.attachments.map((a) => [a.filename, a]));
     assert.equal(Buffer.from(byName.get('receipt.txt')!.content as ArrayBuffer).toString(), 'receipt 42');
     const logo = byName.get('logo.gif');
     assert.ok(logo?.contentId, 'the inline image keeps a Content-ID');
     assert.equal(logo.disposition, 'inline');
+    assert.ok(mail.html?.includes(`cid:${logo.contentId.replace(/^<|>$/g, '')}`), mail.html);
   });
 });

@@ -92,7 +92,8 @@ step('mail_message') do
 end
 
 # ActionMailer with the delivery method postmark-rails registers (`config.action_mailer.delivery_method =
-# :postmark`), the tag given to mail() and an inline attachment.
+# :postmark`), the tag given to mail() and an inline image the HTML shows (`attachments[...].url`, what
+# image_tag writes).
 ActionMailer::Base.add_delivery_method :postmark, Mail::Postmark, { api_token: ENV.fetch('MR_SERVER_TOKEN'), return_response: true }.merge(OPTIONS)
 class OrderMailer < ActionMailer::Base
   default from: 'Shop <sender@example.com>'
@@ -103,7 +104,7 @@ class OrderMailer < ActionMailer::Base
     headers['X-PM-KeepID'] = 'true'
     mail(to: 'reader@dest.example', subject: 'Ruby ActionMailer', tag: 'rails') do |format|
       format.text { render plain: 'Shipped.' }
-      format.html { render html: '<p>Shipped.</p>'.html_safe }
+      format.html { render html: %(<p>Shipped.</p><img src="#{attachments['logo.gif'].url}">).html_safe }
     end
   end
 end
