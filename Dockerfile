@@ -29,8 +29,10 @@ RUN mkdir -p /data && chown node:node /data && chmod 0700 /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8080 2525 2587
+# With MAILROOM_HTTP_TLS_CERT the API port speaks HTTPS; its certificate names a public host, not 127.0.0.1,
+# so this probe of the container's own port does not verify it.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.MAILROOM_PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "const s=process.env.MAILROOM_HTTP_TLS_CERT?'https':'http';require(s).get(s+'://127.0.0.1:'+(process.env.MAILROOM_PORT||8080)+'/readyz',{rejectUnauthorized:false},r=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1))"]
 # SIGTERM drains (MAILROOM_SHUTDOWN_TIMEOUT_SECONDS, default 20): give `docker stop -t 30` or compose's
 # stop_grace_period room for it.
 STOPSIGNAL SIGTERM

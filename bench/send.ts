@@ -16,6 +16,8 @@ import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import { buildApp } from '../src/http/app.js';
+import { canonicalKeys, compileKeyMap } from '../src/http/body-keys.js';
+import { BatchBodySchema, OutgoingMessageSchema } from '../src/http/routes/email/schemas.js';
 import { type BenchDialect, benchDatabase, benchDialects, seedSender } from './bench-db.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -152,6 +154,32 @@ for (const { dialect, email, batched } of results) {
   const ratio = email.requests.average / ceiling.requests.average;
   console.log(`${dialect}: /email / bare = ${ratio.toFixed(2)} (target >= 0.50); by server CPU per request: ${(ceiling.cpuPerRequest / email.cpuPerRequest).toFixed(2)}`);
   console.log(`${dialect}: /email/batch = ${fmt(batched.requests.average * 500)} messages/s (target >= 20,000); ${((batched.requests.average * 500) / ceiling.requests.average).toFixed(2)}x the bare route's requests/s`);
+}
+// The body-key reader's own share (http/body-keys.ts, which every /email and batch request passes through):
+// its CPU per body, timed here in process on the bodies the runs above sent (parsed beforehand), as sent and
+// with every key in camelCase (the renaming path, the PHP client's), against /email's CPU per request above.
+function keysCost(schema: unknown, text: string, rounds: number): number {
+  const node = compileKeyMap(schema)!;
+  const bodies = Array.from({ length: rounds }, () => JSON.parse(text) as unknown);
+  const t = performance.now();
+  for (const b of bodies) canonicalKeys(b, node);
+  return ((performance.now() - t) * 1000) / rounds;
+}
+const camel = (text: string) => text.replace(/"([A-Z])([A-Za-z]*)":/g, (_m, a: string, rest: string) => `"${a.toLowerCase()}${rest}":`);
+for (let warm = 0; warm < 3; warm++) keysCost(OutgoingMessageSchema, single, 2000);
+const keys = {
+  single: keysCost(OutgoingMessageSchema, single, 20000),
+  singleCamel: keysCost(OutgoingMessageSchema, camel(single), 20000),
+  batch: keysCost(BatchBodySchema, batch, 40) / 500,
+  batchCamel: keysCost(BatchBodySchema, camel(batch), 40) / 500,
+};
+for (const { dialect, email, batched } of results) {
+  const share = (us: number, of: number) => `${((100 * us) / of).toFixed(2)}%`;
+  console.log(
+    `${dialect}: body keys ${keys.single.toFixed(2)} µs per /email body as sent, ${keys.singleCamel.toFixed(2)} µs in camelCase ` +
+      `(${share(keys.single, email.cpuPerRequest)} / ${share(keys.singleCamel, email.cpuPerRequest)} of /email's CPU per request; ceiling 3%); ` +
+      `${keys.batch.toFixed(2)} / ${keys.batchCamel.toFixed(2)} µs per batch message (${share(keys.batch, batched.cpuPerRequest / 500)} / ${share(keys.batchCamel, batched.cpuPerRequest / 500)})`,
+  );
 }
 const lite = results.find((r) => r.dialect === 'sqlite');
 const post = results.find((r) => r.dialect === 'postgres');

@@ -3,6 +3,9 @@
 # Safe to run repeatedly; does nothing that is already done.
 set -uo pipefail
 need=(postfix chromium swaks spamassassin spamc prometheus)
+# The compatibility tier's real clients (test/compat): the hosted service's Ruby gem with Mail and ActionMailer,
+# Symfony's Postmark bridge (Laravel's path), django-anymail.
+need+=(ruby-postmark ruby-mail ruby-actionmailer php-cli php-symfony-postmark-mailer php-symfony-http-client python3-django python3-django-anymail)
 # (areas add Debian packages their tests need here, e.g. postfix for the real-MTA bounce test)
 if [ ${#need[@]} -gt 0 ]; then
   missing=()

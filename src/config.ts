@@ -351,13 +351,16 @@ function readConfig(env: Env): Config {
   if (secretKey !== null && secretKey.length < 32) throw new ConfigError('MAILROOM_SECRET_KEY', 'needs at least 32 characters');
   const port = int(env, 'MAILROOM_PORT', 8080, 0, 65535);
   const inboundDomain = hostname(env, 'MAILROOM_INBOUND_DOMAIN', `inbound.${returnPathDomain}`);
+  // Clients whose URL scheme is fixed to https (Symfony's Postmark bridge, which Laravel uses) reach the API
+  // without a TLS proxy in front; the certificate is checked at start like the SMTP listeners' ones.
+  const httpTls = parseInboundTls(env, 'MAILROOM_HTTP_TLS_CERT', 'MAILROOM_HTTP_TLS_KEY');
   return {
     host: str(env, 'MAILROOM_HOST', '127.0.0.1'),
     port,
     databaseUrl: parseDatabaseUrl(env),
     // The links in mail and the console address printed at first start follow the port the API listens on;
     // port 0 (any free port) is known only once bound, so it keeps 8080 there (set MAILROOM_PUBLIC_URL).
-    publicUrl: parseUrl(env, 'MAILROOM_PUBLIC_URL', `http://localhost:${port === 0 ? 8080 : port}`),
+    publicUrl: parseUrl(env, 'MAILROOM_PUBLIC_URL', `${httpTls ? 'https' : 'http'}://localhost:${port === 0 ? 8080 : port}`),
     smtpRelay: parseRelay(env),
     captureDir: parseCaptureDir(env),
     mxPort: int(env, 'MAILROOM_MX_PORT', 25, 1, 65535),
@@ -390,6 +393,7 @@ function readConfig(env: Env): Config {
     databasePoolSize: int(env, 'MAILROOM_DATABASE_POOL_SIZE', 10, 1, 1000),
     sendQueueLimit: int(env, 'MAILROOM_SEND_QUEUE_LIMIT', 20_000, 1, 10_000_000),
     http: httpTimeouts(env),
+    httpTls,
     shutdownTimeoutMs: int(env, 'MAILROOM_SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 3600) * 1000,
     metricsToken: token('MAILROOM_METRICS_TOKEN'),
     submission: parseSubmission(env),

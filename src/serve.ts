@@ -115,7 +115,7 @@ export async function serve(config: Config, role: Role): Promise<void> {
     await app.listen({ host: config.host, port: config.port });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
-    ctx.logger.info({ role, url: `http://${config.host}:${port}`, db: ctx.dialect }, 'mailroom listening');
+    ctx.logger.info({ role, url: `${config.httpTls ? 'https' : 'http'}://${config.host}:${port}`, db: ctx.dialect }, 'mailroom listening');
   }
   if (stopping) return;
   // startWorker binds the inbound SMTP listener before it starts the job runner and the periodic tasks.

@@ -1,18 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
-import Fastify, { LogController } from 'fastify';
+import type { ServerOptions } from 'node:http';
+import type { Server } from 'node:https';
+import Fastify, { type FastifyHttpsOptions, type FastifyServerOptions, LogController } from 'fastify';
+import type { Config } from '../infra/config-types.js';
 import { registerRoutes } from './routes/index.js';
 import opsRoutes from './routes/ops/routes.js';
 import type { AppContext } from '../domain/app-context.js';
 import { registerAuth } from './auth.js';
 import { registerTrackingHostGuard } from './tracking-host.js';
 import { registerJsonParser } from './body-parser.js';
+import { addBodyKeyCanonicalizer } from './body-keys.js';
 import { clientErrorHandler, frameworkErrorHandler, registerDrainRefusal, registerErrorHandling } from './errors.js';
 import { parseQuery } from './query.js';
 import type { App } from './types.js';
 
 /** Default body limit; the sending routes raise it for themselves (10 MB message, 50 MB batch). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * The listener's options: Node's own server options, and with MAILROOM_HTTP_TLS_CERT/_KEY the certificate, so
+ * the API port speaks HTTPS (Fastify hands `https` instead of `http` to the server it creates).
+ */
+function serverOptions(config: Config): Pick<FastifyHttpsOptions<Server>, 'https'> | { http: ServerOptions } {
+  const http = { headersTimeout: config.http.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, config.http.headersTimeoutMs) };
+  if (!config.httpTls) return { http };
+  // RFC 8996 deprecates TLS 1.0 and 1.1; every client the API serves speaks 1.2.
+  return { https: { ...http, key: config.httpTls.key, cert: config.httpTls.cert, minVersion: 'TLSv1.2' } };
+}
 
 /** Builds the HTTP application (no listening): `app.inject()` in unit tests, `listen()` in serve. */
 export async function buildApp(ctx: AppContext): Promise<App> {
@@ -40,8 +55,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     requestTimeout: ctx.config.http.requestTimeoutMs,
     keepAliveTimeout: ctx.config.http.idleTimeoutMs,
     connectionTimeout: ctx.config.http.requestTimeoutMs + 5_000,
-    http: { headersTimeout: ctx.config.http.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, ctx.config.http.headersTimeoutMs) },
-  }).withTypeProvider() as unknown as App;
+    ...serverOptions(ctx.config),
+  } as FastifyServerOptions).withTypeProvider() as unknown as App;
 
   await app.register(swagger, {
     openapi: {
@@ -56,6 +71,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     },
   });
   registerJsonParser(app);
+  // Before any route: each route's body keys are read in any case (body-keys.ts).
+  app.addHook('onRoute', addBodyKeyCanonicalizer);
   registerErrorHandling(app);
   registerDrainRefusal(app);
   // Before authentication: on a custom tracking host an API path is a 404, not a 401.

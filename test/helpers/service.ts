@@ -89,7 +89,7 @@ export async function startService(o: ServiceOptions = {}): Promise<TestService>
   await app.listen({ host: '127.0.0.1', port: 0 });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${config.httpTls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const server = await ctx.db.selectFrom('servers').select(['id', 'account_id']).orderBy('id').limit(1).executeTakeFirstOrThrow();
 
   return {

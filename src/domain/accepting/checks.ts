@@ -102,7 +102,7 @@ export function checkMessage(data: CheckData, sender: Sender, m: PreparedMessage
     );
   }
   const stream = data.streams.get(`${sender.serverId}|${m.streamId}`);
-  if (!stream) return new ApiError(ErrorCode.StreamNotOnServer, `The message stream '${m.streamId}' does not exist on this server.`);
+  if (!stream) return new ApiError(ErrorCode.StreamNotOnServer, `The stream provided: '${m.streamId}' does not exist on this server.`);
   if (stream.archived || stream.type === 'Inbound') {
     return new ApiError(
       ErrorCode.StreamSendingNotSupported,

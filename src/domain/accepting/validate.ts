@@ -13,7 +13,8 @@ import type { PreparedMessage, PreparedRecipient, TrackLinks } from './types.js'
 const TRACK_LINKS: Record<string, TrackLinks> = { none: 'None', htmlandtext: 'HtmlAndText', htmlonly: 'HtmlOnly', textonly: 'TextOnly' };
 
 export function parseTrackLinks(value: unknown): TrackLinks | null {
-  if (value === undefined || value === null) return null;
+  // "" is "not given" (the Ruby gem and the PHP client send it for an unset choice), as for Tag or ReplyTo.
+  if (value === undefined || value === null || value === '') return null;
   if (typeof value === 'boolean') return value ? 'HtmlAndText' : 'None';
   // Object.hasOwn: a plain object also "has" __proto__, constructor, toString...
   if (typeof value === 'string' && Object.hasOwn(TRACK_LINKS, value.toLowerCase())) return TRACK_LINKS[value.toLowerCase()]!;
@@ -97,7 +98,7 @@ export function prepareMessage(input: unknown, opts: PrepareOptions): PreparedMe
   if (typeof stream === 'string' && stream.trim() !== '') streamId = stream.trim().toLowerCase();
   else if (typeof stream === 'number' && Number.isInteger(stream)) streamId = String(stream);
   else if (stream !== undefined && stream !== null && stream !== '') throw bad("The field 'MessageStream' must be a stream ID.");
-  if (streamId.length > 100) throw new ApiError(ErrorCode.StreamNotOnServer, `The message stream '${streamId.slice(0, 100)}…' does not exist on this server.`);
+  if (streamId.length > 100) throw new ApiError(ErrorCode.StreamNotOnServer, `The stream provided: '${streamId.slice(0, 100)}…' does not exist on this server.`);
 
   // The whole message after base64 (docs/reference/api-conventions.md, "Limits"): every text field as UTF-8
   // plus the base64 content of the attachments. Over 10 MB: HTTP 413 with ErrorCode 300.

@@ -105,7 +105,7 @@ export function prepareBulkRequest(body: unknown): PreparedBulk {
   let streamId = 'broadcast';
   if (typeof stream === 'string' && stream.trim() !== '') streamId = stream.trim().toLowerCase();
   else if (stream !== undefined && stream !== null && stream !== '') throw bad("The field 'MessageStream' must be a stream ID.");
-  if (streamId.length > 100) throw new ApiError(ErrorCode.StreamNotOnServer, `The message stream '${streamId.slice(0, 100)}…' does not exist on this server.`);
+  if (streamId.length > 100) throw new ApiError(ErrorCode.StreamNotOnServer, `The stream provided: '${streamId.slice(0, 100)}…' does not exist on this server.`);
 
   const list = o.Messages;
   if (!Array.isArray(list) || list.length === 0) throw bad("The field 'Messages' is required: an array of at least one {To, Cc, Bcc, TemplateModel, Metadata}.");

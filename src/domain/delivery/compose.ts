@@ -74,15 +74,18 @@ function replyToMailboxes(raw: string): string[] {
 const rfc5322Date = (d: Date): string => d.toUTCString().replace(/GMT$/, '+0000');
 
 function body(input: ComposeInput, withContent: boolean): Entity {
-  const files = input.attachments.map((a) => ({
-    part: attachmentPart({
+  const files = input.attachments.map((a) => {
+    // Inline only when the HTML refers to it: the PHP client gives every attachment a ContentID (its file
+    // name), and an unreferenced inline part is hidden by most mail programs.
+    const inline = a.contentId !== null && input.html !== null && input.html.includes(`cid:${a.contentId}`);
+    const part = attachmentPart({
       name: a.name,
       contentType: a.contentType,
-      contentId: a.contentId,
+      contentId: inline ? a.contentId : null,
       content: withContent && a.content ? Buffer.from(a.content, 'base64') : Buffer.alloc(0),
-    }),
-    inline: a.contentId !== null && input.html !== null,
-  }));
+    });
+    return { part, inline };
+  });
   const html = input.html === null ? null : wrap('related', [textPart('html', input.html), ...files.filter((f) => f.inline).map((f) => f.part)]);
   const text = input.text ?? (input.html === null ? '' : null);
   const alternatives = [...(text === null ? [] : [textPart('plain', text)]), ...(html ? [html] : [])];

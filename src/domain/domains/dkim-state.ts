@@ -130,7 +130,7 @@ export async function verifyPendingKey(ctx: AppContext, domain: DomainRef, pendi
  * like any other; POST /senders/{id}/requestnewdkim, whose answer is a result body, reports it there.
  */
 export async function startRenewal(ctx: AppContext, domain: DomainRef): Promise<void> {
-  const refuse = () => new ApiError(ErrorCode.DkimRenewalScheduled, 'A DKIM renewal is already in progress for this domain.');
+  const refuse = () => new ApiError(ErrorCode.DkimRenewalScheduled, 'This DKIM is already being renewed.');
   const running = await ctx.db.selectFrom('dkim_keys').select('id').where('domain_id', '=', domain.id).where('state', '=', 'pending').executeTakeFirst();
   if (running) throw refuse();
   const key = await generateDkimKey(ctx.clock.now());

@@ -10,6 +10,8 @@ import { messageIdFromHeader, parseReport, type ParsedReport, type RecipientResu
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { normalizeEmail } from '../../infra/mime/normalize.js';
+import { decodeVerp } from '../../infra/mime/verp.js';
+import type { Secrets } from '../../infra/crypto/secrets.js';
 import type { InboundTarget } from './recipients.js';
 
 export interface IntakeOutcome {
@@ -38,7 +40,7 @@ function pick(results: RecipientResult[], email: string): RecipientResult | null
   return results.find((r) => lower(r.email) === want) ?? results[0] ?? null;
 }
 
-async function resolve(trx: Kysely<Database>, t: InboundTarget, report: ParsedReport): Promise<Resolved | string> {
+async function resolve(trx: Kysely<Database>, secrets: Secrets, t: InboundTarget, report: ParsedReport): Promise<Resolved | string> {
   if (report.results.length === 0) return `no failure or complaint in the ${report.kind} report`;
   if (t.verp) {
     const row = await trx
@@ -51,11 +53,16 @@ async function resolve(trx: Kysely<Database>, t: InboundTarget, report: ParsedRe
     const result = pick(report.results, row.email);
     return result ? { messageId: row.message_id, recipientId: row.id, email: row.email, result } : 'no result';
   }
-  // Feedback-loop address: only complaints, tied back by the original's Message-ID.
+  // Feedback-loop address: only complaints, tied back by the original's Message-ID, or by its Return-Path
+  // (our signed VERP address) when the message went out with the application's own Message-ID (X-PM-KeepID).
   if (report.kind !== 'arf') return 'only feedback reports are taken at the feedback-loop address';
-  const messageId = messageIdFromHeader(report.original.messageId);
+  const verp = report.original.returnPath ? decodeVerp(secrets, report.original.returnPath) : null;
+  const messageId = messageIdFromHeader(report.original.messageId) ?? verp?.messageId ?? null;
   if (!messageId) return 'the report names no message of ours';
-  const rows = await trx.selectFrom('message_recipients').select(['id', 'email', 'message_id']).where('message_id', '=', messageId).execute();
+  let rows = await trx.selectFrom('message_recipients').select(['id', 'email', 'message_id']).where('message_id', '=', messageId).execute();
+  if (rows.length === 0 && verp && verp.messageId !== messageId) {
+    rows = await trx.selectFrom('message_recipients').select(['id', 'email', 'message_id']).where('message_id', '=', verp.messageId).execute();
+  }
   const named = new Set(report.results.map((r) => lower(r.email)).concat(report.original.to.map(lower)));
   const row = rows.find((r) => named.has(lower(r.email))) ?? (rows.length === 1 ? rows[0] : undefined);
   if (!row) return rows.length ? 'the recipient cannot be told from the report' : 'the message is no longer stored';
@@ -77,7 +84,7 @@ export async function takeInReport(ctx: AppContext, raw: Buffer, targets: Inboun
         continue;
       }
       await trx.insertInto('inbound_reports').values({ digest, received_at: now }).execute();
-      const r = await resolve(trx, t, report);
+      const r = await resolve(trx, ctx.secrets, t, report);
       if (typeof r === 'string') {
         out.push({ address: t.address, outcome: 'ignored', reason: r });
         continue;

@@ -42,7 +42,16 @@ export async function checkedMessage(ctx: AppContext, scope: MessageScope, idOrL
 
 /** The message's MIME source: as sent, or as it would be sent. */
 export async function messageSource(ctx: AppContext, scope: MessageScope, idOrLatest: string): Promise<Buffer> {
-  const id = await resolveId(ctx, scope, idOrLatest);
+  return sourceOf(ctx, scope, await resolveId(ctx, scope, idOrLatest), idOrLatest);
+}
+
+/** The same for a message named by its MessageID only (the API's GET /messages/outbound/{id}/dump): the
+ * source is there as soon as the send is answered, composed until delivery stores the copy as sent. */
+export async function messageSourceById(ctx: AppContext, scope: MessageScope, id: string): Promise<Buffer> {
+  return sourceOf(ctx, scope, id, id);
+}
+
+async function sourceOf(ctx: AppContext, scope: MessageScope, id: string, idOrLatest: string): Promise<Buffer> {
   const m = await messagesOf(ctx, scope)
     .select(['id', 'from_raw', 'reply_to', 'subject', 'html_body', 'text_body', 'headers', 'received_at', 'mime'])
     .where('id', '=', id)

@@ -1,4 +1,4 @@
-// GET /messages/{id}/details and /dump. A message of another server is "not found" like a missing one
+// GET /messages/{id}/details (the dump: message-checks/message-source.ts). A message of another server is "not found" like a missing one
 // (isolation: the caller learns nothing about other servers' ids).
 import type { AppContext } from '../app-context.js';
 import { fromJson } from '../../infra/db/util.js';
@@ -63,10 +63,4 @@ export async function messageTimeline(ctx: AppContext, serverId: number, id: str
     ...message,
     Timeline: events.map((e) => ({ Recipient: e.recipient, Type: e.type, ReceivedAt: iso(e.occurred_at), Details: e.details })),
   };
-}
-
-export async function messageDump(ctx: AppContext, serverId: number, id: string): Promise<{ Body: string }> {
-  const m = await ctx.db.selectFrom('messages').select('mime').where('id', '=', id).where('server_id', '=', serverId).executeTakeFirst();
-  if (!m) throw messageNotFound(id);
-  return { Body: m.mime ?? '' };
 }

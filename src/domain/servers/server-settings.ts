@@ -7,12 +7,14 @@ import { ApiError, ErrorCode } from '../errors.js';
 export const SERVER_COLORS = ['Purple', 'Blue', 'Turquoise', 'Green', 'Red', 'Orange', 'Yellow', 'Grey'] as const;
 
 /**
- * A color matched regardless of case, in its published spelling ("red" -> "Red"); null when it is none.
- * Answers carry the published names: the hosted service's official Python client reads Color as that
- * enumeration and refused a server saved as "red" (issue 27), which made every list of servers fail.
+ * A color matched regardless of case; null when it is none. The value is stored and answered as the client
+ * wrote it ("blue" answers "blue"), as the hosted service does: the Ruby gem's suite reads back the spelling
+ * it sent. The Python client sends and reads the published spelling (its ServerColor enumeration), so a
+ * server it names is answered in that spelling too.
  */
-export function canonicalColor(given: string): (typeof SERVER_COLORS)[number] | null {
-  return SERVER_COLORS.find((x) => x.toLowerCase() === given.toLowerCase()) ?? null;
+export function isServerColor(given: string): boolean {
+  const lower = given.toLowerCase();
+  return SERVER_COLORS.some((x) => x.toLowerCase() === lower);
 }
 export const TRACK_LINKS = ['None', 'HtmlAndText', 'HtmlOnly', 'TextOnly'] as const;
 
@@ -51,8 +53,8 @@ export function serverSettingsPatch(input: ServerSettingsInput): Patch {
     p.name = name;
   }
   if (input.Color !== undefined) {
-    const c = canonicalColor(input.Color.trim());
-    if (!c) throw new ApiError(ErrorCode.ServerInvalidColor, `Color must be one of ${SERVER_COLORS.join(', ')}.`);
+    const c = input.Color.trim();
+    if (!isServerColor(c)) throw new ApiError(ErrorCode.ServerInvalidColor, `Color must be one of ${SERVER_COLORS.join(', ')}.`);
     p.color = c;
   }
   if (input.TrackLinks !== undefined) {

@@ -4,7 +4,6 @@ import type { ServersTable } from '../../infra/db/tables/servers.js';
 import { fromFlag } from '../../infra/db/util.js';
 import { maskedHookUrl } from './inbound-hook-secret.js';
 import type { LegacyHooksView } from './legacy-hooks.js';
-import { canonicalColor } from './server-settings.js';
 
 type ServerRow = Selectable<ServersTable>;
 
@@ -16,8 +15,8 @@ export function serverView(row: ServerRow, config: Config, apiTokens: string[], 
     ID: row.id,
     Name: row.name,
     ApiTokens: apiTokens,
-    // Rows saved before colors were stored in their published spelling read as that spelling too.
-    Color: canonicalColor(row.color) ?? row.color,
+    // As the client wrote it (server-settings.ts isServerColor).
+    Color: row.color,
     SmtpApiActivated: fromFlag(row.smtp_api_activated),
     RawEmailEnabled: fromFlag(row.raw_email_enabled),
     DeliveryType: row.delivery_type,

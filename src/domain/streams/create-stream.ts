@@ -63,7 +63,8 @@ export async function createStream(ctx: AppContext, serverId: number, body: Reco
           type,
           is_default: 0,
           created_at: now,
-          updated_at: now,
+          // Null until the stream is first changed, as the hosted service answers.
+          updated_at: null,
           archived_at: null,
           expected_purge_at: null,
           unsubscribe_handling: handling ?? null,

@@ -13,9 +13,9 @@ export async function findStream(db: Kysely<Database>, serverId: number, id: str
   return db.selectFrom('message_streams').selectAll().where('server_id', '=', serverId).where('id', '=', streamKey(id)).executeTakeFirst();
 }
 
-/** The stream, or 1226 (stream not found). */
+/** The stream, or 1226 (stream not found) in the hosted service's words, which its clients' suites compare. */
 export async function getStream(db: Kysely<Database>, serverId: number, id: string): Promise<StreamRow> {
   const row = await findStream(db, serverId, id);
-  if (!row) throw new ApiError(ErrorCode.StreamNotFound, `The message stream '${id}' was not found.`);
+  if (!row) throw new ApiError(ErrorCode.StreamNotFound, "The message stream for the provided 'ID' was not found.");
   return row;
 }

@@ -2,6 +2,7 @@
 // is a recipient; one the To or Cc header names keeps that kind (and the header's display name), any other is
 // a Bcc (RFC 5322 3.6.3: a blind copy is an envelope recipient the headers do not show). A header address
 // missing from the envelope receives nothing.
+import { keptMessageId } from '../accepting/headers.js';
 import { parseSingleMailbox, type Mailbox } from '../../infra/mime/address.js';
 import { prepareMessage } from '../accepting/validate.js';
 import type { PreparedMessage, PreparedRecipient } from '../accepting/types.js';
@@ -44,6 +45,6 @@ export function prepareSubmission(parsed: ParsedSubmission, rcptTo: string[]): P
     .sort((a, b) => ORDER[a.kind] - ORDER[b.kind]);
   message.toRaw = parsed.to.map(mailboxText).join(', ');
   // compose.ts writes a Message-ID found in the stored headers instead of its own.
-  if (parsed.keepMessageId) message.headers.push({ Name: 'Message-ID', Value: parsed.keepMessageId });
+  if (parsed.keepMessageId) message.headers.push({ Name: 'Message-ID', Value: keptMessageId(parsed.keepMessageId, 'Message-ID') });
   return message;
 }

@@ -46,8 +46,9 @@ export interface TemplateFields {
   layoutTemplate: string | null;
 }
 
+/** "" is "not given", as null is: clients send the empty string for an unset choice. */
 export function templateType(value: string | null | undefined): TemplateType | undefined {
-  if (value === null || value === undefined) return undefined;
+  if (value === null || value === undefined || value.trim() === '') return undefined;
   const t = TEMPLATE_TYPES.find((x) => x.toLowerCase() === value.toLowerCase());
   if (!t) throw new ApiError(ErrorCode.InvalidRequestFields, `TemplateType must be one of ${TEMPLATE_TYPES.join(', ')}.`);
   return t;

@@ -9,6 +9,8 @@ import { PASSWORD_MASK, type WebhookRow } from './view.js';
 
 /** No code is published for a missing webhook; the generic "resource not found" (12) is used, as HTTP 422. */
 export const WEBHOOK_NOT_FOUND = ErrorCode.NotFound;
+/** In the hosted service's words, which its clients' suites compare. */
+export const webhookNotFound = () => new ApiError(WEBHOOK_NOT_FOUND, "The webhook for the provided 'ID' was not found.");
 
 export interface HttpAuthInput {
   Username?: string | null;
@@ -94,7 +96,7 @@ export async function listWebhooks(ctx: AppContext, serverId: number, streamId?:
 
 export async function getWebhook(ctx: AppContext, serverId: number, id: number): Promise<WebhookRow> {
   const row = await ctx.db.selectFrom('webhooks').selectAll().where('server_id', '=', serverId).where('id', '=', id).executeTakeFirst();
-  if (!row) throw new ApiError(WEBHOOK_NOT_FOUND, `Webhook ${id} was not found.`);
+  if (!row) throw webhookNotFound();
   return row;
 }
 
@@ -164,7 +166,7 @@ export async function updateWebhook(ctx: AppContext, serverId: number, id: numbe
 export async function deleteWebhook(ctx: AppContext, serverId: number, id: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const gone = await trx.deleteFrom('webhooks').where('server_id', '=', serverId).where('id', '=', id).executeTakeFirst();
-    if (Number(gone.numDeletedRows) === 0) throw new ApiError(WEBHOOK_NOT_FOUND, `Webhook ${id} was not found.`);
+    if (Number(gone.numDeletedRows) === 0) throw webhookNotFound();
   });
 }
 

@@ -21,7 +21,7 @@ describe('account /servers API', () => {
     const r = await acct('POST', '/servers', { Name: 'Shop', Color: 'red', DeliveryType: 'Sandbox', TrackOpens: true, TrackLinks: 'HtmlOnly', RetentionDays: 7, PostFirstOpenOnly: true });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.Name, 'Shop');
-    assert.equal(r.body.Color, 'Red', 'matched in any case, answered in the published spelling the Python client reads (issue 27)');
+    assert.equal(r.body.Color, 'red', 'matched in any case, answered as the client wrote it');
     assert.equal(r.body.DeliveryType, 'Sandbox');
     assert.equal(r.body.TrackOpens, true);
     assert.equal(r.body.TrackLinks, 'HtmlOnly');
@@ -96,7 +96,7 @@ describe('account /servers API', () => {
     const e = await acct('PUT', `/servers/${id}`, { Name: 'Edited', TrackOpens: true, Color: 'blue', DeliveryType: 'live' });
     assert.equal(e.status, 200, e.text);
     assert.equal(e.body.Name, 'Edited');
-    assert.equal(e.body.Color, 'Blue');
+    assert.equal(e.body.Color, 'blue', 'PUT /servers/{id} {"Color":"blue"} answers "blue", as the Ruby gem\'s suite reads it');
     assert.equal((await acct('PUT', `/servers/${id}`, { DeliveryType: 'Sandbox' })).body.ErrorCode, 403);
     assert.equal((await acct('PUT', `/servers/${id}`, { Name: 'Shop' })).body.ErrorCode, 603);
     assert.equal((await acct('PUT', `/servers/${id}`, { Color: 'Pink' })).body.ErrorCode, 607);

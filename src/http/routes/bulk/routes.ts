@@ -7,10 +7,11 @@ import { getBulkStatus } from '../../../domain/bulk/status.js';
 import { MAX_BATCH_BYTES } from '../../../domain/accepting/limits.js';
 import { ErrorCode } from '../../../domain/errors.js';
 import { serverAuth, type App } from '../../types.js';
+import { BulkBodySchema } from './schemas.js';
 
 const base = { tags: ['sending'], security: [{ serverToken: [] }] };
 const Status = Type.Union([Type.Literal('Accepted'), Type.Literal('Processing'), Type.Literal('Completed'), Type.Literal('Failed')]);
-// The body is validated by the domain (src/domain/bulk/validate.ts), entry by entry, naming the bad one.
+// The body is validated by the domain (src/domain/bulk/validate.ts), entry by entry: the schema documents it.
 const documentOnly = () => (data: unknown) => ({ value: data });
 
 export default async function bulkRoutes(app: App, ctx: AppContext): Promise<void> {
@@ -23,7 +24,7 @@ export default async function bulkRoutes(app: App, ctx: AppContext): Promise<voi
       validatorCompiler: documentOnly,
       schema: {
         ...base,
-        body: Type.Object({ From: Type.String(), Messages: Type.Array(Type.Object({ To: Type.String() })) }, { additionalProperties: true }),
+        body: BulkBodySchema,
         response: { 200: Type.Object({ Id: Type.String(), ID: Type.String(), Status, SubmittedAt: Type.String() }) },
       },
     },

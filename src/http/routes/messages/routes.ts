@@ -2,7 +2,8 @@ import type { AppContext } from '../../../domain/app-context.js';
 import { checkDepth } from '../../pagination.js';
 import { requestSignal } from '../../request-signal.js';
 import { serverAuth, type App } from '../../types.js';
-import { messageDetails, messageDump } from '../../../domain/messages/details.js';
+import { messageDetails } from '../../../domain/messages/details.js';
+import { messageSourceById } from '../../../domain/message-checks/message-source.js';
 import { clicksOfMessage, opensOfMessage, searchClicks, searchOpens } from '../../../domain/messages/hits.js';
 import { searchMessages } from '../../../domain/messages/search.js';
 import { HitSearchQuery, MessageIdParams, MessageSearchQuery, PageOnlyQuery } from './schemas.js';
@@ -34,9 +35,10 @@ export default async function messagesRoutes(app: App, ctx: AppContext): Promise
       messageDetails(ctx, serverAuth(req.auth).serverId, req.params.messageid),
     );
 
-    app.get(`${prefix}/:messageid/dump`, { config, schema: { ...base, params: MessageIdParams } }, async (req) =>
-      messageDump(ctx, serverAuth(req.auth).serverId, req.params.messageid),
-    );
+    // The source as sent, or composed from the stored message while it waits for delivery.
+    app.get(`${prefix}/:messageid/dump`, { config, schema: { ...base, params: MessageIdParams } }, async (req) => ({
+      Body: (await messageSourceById(ctx, { serverId: serverAuth(req.auth).serverId }, req.params.messageid)).toString('utf8'),
+    }));
 
     app.get(`${prefix}/opens`, { config, schema: { ...base, querystring: HitSearchQuery } }, async (req) => {
       checkDepth(req.query.count, req.query.offset);

@@ -9,10 +9,19 @@ export const ListStreamsQuery = Type.Object({
 });
 
 // The fields are checked by the domain module, which answers each rule with its published code (1221-1237);
-// the schema only insists on a JSON object. IpPool is named here for the OpenAPI document only.
+// the schema only insists on a JSON object and names the keys (read in any case, http/body-keys.ts).
 export const StreamBody = Type.Optional(
   Type.Object(
     {
+      ID: Type.Optional(Type.Unknown()),
+      ServerID: Type.Optional(Type.Unknown()),
+      Name: Type.Optional(Type.Unknown()),
+      Description: Type.Optional(Type.Unknown()),
+      MessageStreamType: Type.Optional(Type.Unknown()),
+      // Named so that its key is read in any case too (http/body-keys.ts); any value passes to the domain.
+      SubscriptionManagementConfiguration: Type.Optional(
+        Type.Union([Type.Object({ UnsubscribeHandlingType: Type.Optional(Type.Unknown()) }, { additionalProperties: true }), Type.Unknown()]),
+      ),
       IpPool: Type.Optional(
         Type.Unknown({ description: 'mailroom extension: name of an IP pool of MAILROOM_IP_POOLS the stream\'s mail leaves from (overrides the server\'s); "" for none. Unknown name: 422, ErrorCode 403.' }),
       ),

@@ -12,9 +12,11 @@ export const DumpQuery = Type.Object({
 });
 
 // A missing array or one over the limit refuses the whole call (422); a bad item is answered Failed on its
-// own, so items are left unchecked here.
+// own, so items are left unchecked here (EmailAddress is named so that its key is read in any case).
 export const ChangeBody = Type.Object({
-  Suppressions: Type.Array(Type.Unknown(), { maxItems: MAX_SUPPRESSIONS_PER_CALL }),
+  Suppressions: Type.Array(Type.Union([Type.Object({ EmailAddress: Type.Optional(Type.Unknown()) }, { additionalProperties: true }), Type.Unknown()]), {
+    maxItems: MAX_SUPPRESSIONS_PER_CALL,
+  }),
 });
 
 const Result = Type.Object({ EmailAddress: Type.String(), Status: Type.String(), Message: Type.Union([Type.String(), Type.Null()]) });

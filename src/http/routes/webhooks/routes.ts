@@ -1,9 +1,8 @@
 import type { AppContext } from '../../../domain/app-context.js';
-import { ApiError } from '../../../domain/errors.js';
 import { MAX_ROW_ID } from '../../pagination.js';
 import { serverAuth, type App } from '../../types.js';
 import { listAttempts } from '../../../domain/webhooks/attempts.js';
-import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateSecret, updateWebhook, WEBHOOK_NOT_FOUND } from '../../../domain/webhooks/store.js';
+import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateSecret, updateWebhook, webhookNotFound } from '../../../domain/webhooks/store.js';
 import { webhookView } from '../../../domain/webhooks/view.js';
 import { DeliveriesQuery, IdParams, ListQuery, WebhookBody } from './schemas.js';
 
@@ -12,7 +11,7 @@ const security = [{ serverToken: [] }];
 
 /** A path id that is not a positive integer names no webhook. */
 function webhookId(text: string): number {
-  if (!/^\d{1,15}$/.test(text) || Number(text) < 1 || Number(text) > MAX_ROW_ID) throw new ApiError(WEBHOOK_NOT_FOUND, `Webhook ${text.slice(0, 30)} was not found.`);
+  if (!/^\d{1,15}$/.test(text) || Number(text) < 1 || Number(text) > MAX_ROW_ID) throw webhookNotFound();
   return Number(text);
 }
 
