@@ -10,13 +10,16 @@ import { registerJsonParser } from './body-parser.js';
 import { clientErrorHandler, frameworkErrorHandler, registerDrainRefusal, registerErrorHandling } from './errors.js';
 import { parseQuery } from './query.js';
 import type { App } from './types.js';
+import { lazyValidators } from './lazy-validators.js';
 
 /** Default body limit; the sending routes raise it for themselves (10 MB message, 50 MB batch). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /** Builds the HTTP application (no listening): `app.inject()` in unit tests, `listen()` in serve. */
 export async function buildApp(ctx: AppContext): Promise<App> {
+  const validators = lazyValidators();
   const app = Fastify({
+    schemaController: { compilersFactory: { buildValidator: validators.buildValidator } },
     loggerInstance: ctx.logger.child({ component: 'http' }),
     // Per-request lines only at debug level: at thousands of sends a second they would dominate the log.
     logController: new LogController({ disableRequestLogging: ctx.config.logLevel !== 'debug' && ctx.config.logLevel !== 'trace' }),
@@ -71,6 +74,12 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   const httpDuration = ctx.metrics.httpDuration;
   app.addHook('onResponse', (req, reply, done) => {
     httpDuration.observe({ method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    done();
+  });
+
+  // The validators not used yet are compiled once the server listens, in the background (lazy-validators.ts).
+  app.addHook('onListen', function (done) {
+    void validators.compilePending().catch((err: unknown) => ctx.logger.error({ err }, 'compiling route schemas'));
     done();
   });
 
