@@ -77,9 +77,16 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     done();
   });
 
-  // The validators not used yet are compiled once the server listens, in the background (lazy-validators.ts).
+  // The validators not used yet are compiled in the background (lazy-validators.ts) a while after the server
+  // listens: not while the rest of the start (the worker role) is still under way and competing for the loop.
+  let compileLater: NodeJS.Timeout | undefined;
   app.addHook('onListen', function (done) {
-    void validators.compilePending().catch((err: unknown) => ctx.logger.error({ err }, 'compiling route schemas'));
+    compileLater = setTimeout(() => void validators.compilePending().catch((err: unknown) => ctx.logger.error({ err }, 'compiling route schemas')), 3_000);
+    compileLater.unref();
+    done();
+  });
+  app.addHook('onClose', (_i, done) => {
+    clearTimeout(compileLater);
     done();
   });
 
