@@ -31,7 +31,7 @@ export function inboundRows(serverId: number, items: FeedItem[]): Html {
     (m) => html`<tr data-cursor="${m.cursor}">
 <td class="nowrap">${when(m.ReceivedAt)}</td><td>${m.FromName ? html`<bdi>${v(m.FromName)}</bdi> ` : ''}<span class="muted">&lt;<bdi>${v(m.From)}</bdi>&gt;</span></td><td><bdi>${v(m.OriginalRecipient)}</bdi></td>
 <td><a href="/console/s/${serverId}/inbound/messages/${m.MessageID}"><bdi>${v(m.Subject) || '(no subject)'}</bdi></a></td>
-<td><span class="status status-${m.Status.toLowerCase()}"${m.BlockedReason ? html` title="${m.BlockedReason}"` : ''}>${m.Status}</span></td><td><bdi>${v(m.Tag)}</bdi></td><td><bdi>${v(m.MailboxHash)}</bdi></td></tr>`,
+<td class="nowrap"><span class="status status-${m.Status.toLowerCase()}"${m.BlockedReason ? html` title="${m.BlockedReason}"` : ''}>${m.Status}</span></td><td><bdi>${v(m.Tag)}</bdi></td><td><bdi>${v(m.MailboxHash)}</bdi></td></tr>`,
   )}`;
 }
 
