@@ -1,8 +1,8 @@
-// Operator commands of the CLI (status, sender add, domain add, postmaster, dmarc, backup): each takes the parsed arguments and
+// Operator commands of the CLI (status, server add, sender add, domain add, postmaster, dmarc, backup): each takes the parsed arguments and
 // returns the text to print. Kept apart from cli.ts so that each stays one screen long.
 import type { AppContext } from './context.js';
 import { ApiError } from './domain/errors.js';
-import { addDomain, addSender } from './domain/operations/first-sender.js';
+import { addDomain, addSender, addServer } from './domain/operations/first-sender.js';
 import { formatStatus, statusReport } from './domain/operations/status.js';
 import { listPostmaster, readPostmaster } from './domain/inbound/postmaster.js';
 import { listUnattached } from './domain/dmarc/unattached.js';
@@ -10,7 +10,7 @@ import { backupSqlite } from './infra/db/backup.js';
 
 export class OperatorUsage extends Error {}
 
-type Values = { name?: string; confirmed?: boolean; json?: boolean };
+type Values = { name?: string; confirmed?: boolean; json?: boolean; sandbox?: boolean };
 type Command = (ctx: AppContext, args: string[], values: Values) => Promise<string>;
 
 /** A refusal of the domain rules (an address that is not one, a duplicate) is a usage error, not a crash. */
@@ -35,6 +35,11 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
     return r.confirmed
       ? `sender ${r.email} added (ID ${r.id}), confirmed: it may send now\n`
       : `sender ${r.email} added (ID ${r.id}); a confirmation link was queued to that address\n`;
+  },
+  async server(ctx, [sub, name], values) {
+    if (sub !== 'add' || !name) throw new OperatorUsage('usage: mailroom server add NAME [--sandbox]');
+    const r = await domainCall(() => addServer(ctx, name, { sandbox: values.sandbox === true }));
+    return `server "${r.name}" added (ID ${r.id}, ${r.deliveryType}). Its server token (X-Service-Server-Token), shown once:\n  ${r.token}\n`;
   },
   async domain(ctx, [sub, name]) {
     if (sub !== 'add' || !name) throw new OperatorUsage('usage: mailroom domain add NAME');

@@ -5,29 +5,11 @@ import { createContext } from './context.js';
 import { migrateToLatest } from './infra/db/migrate.js';
 import { serve } from './serve.js';
 import { issueToken } from './domain/tokens/issue.js';
-import { USER_HELP, userCommand } from './cli-user.js';
+import { userCommand } from './cli-user.js';
+import { COMMAND_HELP, HELP } from './cli-help.js';
 import { describeStartError } from './start-errors.js';
 import { OPERATOR_COMMANDS, OperatorUsage } from './cli-operator.js';
 
-const HELP = `mailroom: a self-hosted transactional email service
-
-Usage:
-  mailroom serve [--role all|api|worker]   run the service (default role: all)
-  mailroom migrate                         bring the database schema up to date
-  mailroom token server [--server ID]      issue a new server token (default: the first server)
-  mailroom token account                   issue a new account token
-${USER_HELP}
-  mailroom status [--json]                 queue depths, oldest job, workers, failing destinations
-  mailroom sender add EMAIL --name NAME [--confirmed]
-                                           add a sender signature; --confirmed skips the mailed link
-  mailroom domain add NAME                 add a sending domain and print its DNS records
-  mailroom postmaster [list | show ID]     mail received for postmaster (RFC 5321 4.5.1)
-  mailroom dmarc [unattached]              DMARC reports kept apart (no domain of an account may take them)
-  mailroom backup FILE                     consistent copy of the SQLite database while it runs
-  mailroom --help                          this text
-
-Configuration comes from MAILROOM_* environment variables; see README.md.
-`;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -40,9 +22,16 @@ async function main(argv: string[]): Promise<number> {
       name: { type: 'string' },
       confirmed: { type: 'boolean' },
       json: { type: 'boolean' },
+      sandbox: { type: 'boolean' },
     },
   });
   const [command, sub] = positionals;
+  // `mailroom COMMAND --help` and `mailroom help COMMAND`: that command's text.
+  const asked = command === 'help' ? sub : values.help ? command : undefined;
+  if (asked !== undefined && asked in COMMAND_HELP) {
+    process.stdout.write(COMMAND_HELP[asked]);
+    return 0;
+  }
   if (values.help || !command || command === 'help') {
     process.stdout.write(HELP);
     return command || values.help ? 0 : 1;

@@ -1,4 +1,4 @@
-import { bootstrap } from './domain/accounts/bootstrap.js';
+import { bootstrap, ignoredBootstrapTokens } from './domain/accounts/bootstrap.js';
 import { ConfigError, type Config, type Role } from './config.js';
 import { type AppContext, createContext } from './context.js';
 import { migrateToLatest } from './infra/db/migrate.js';
@@ -11,6 +11,7 @@ import { startDevSmtpListener } from './smtp-listeners/dev-smtp-listener.js';
 import { DevServerRefused } from './domain/submission/dev-server.js';
 import { startWorker, type WorkerHandle } from './worker.js';
 import { countUsers } from './domain/console-users/users.js';
+import { selfCommand } from './self-command.js';
 
 /** Prints the bootstrap tokens once, to stdout and not through the logger (tokens are never logged). */
 function announceTokens(t: { accountToken: string; serverToken: string }): void {
@@ -90,10 +91,19 @@ export async function serve(config: Config, role: Role): Promise<void> {
   await sealInboundHookPasswords(ctx.db, ctx.secrets);
   const tokens = await bootstrap(ctx.database, config, ctx.clock.now());
   if (tokens) announceTokens(tokens);
+  else {
+    for (const variable of await ignoredBootstrapTokens(ctx.database, config)) {
+      ctx.logger.warn(
+        { variable },
+        `${variable} is ignored: it is read only on the first start, against an empty database, and this database was set up earlier. ` +
+          `Use a token printed then or issue one (${selfCommand()} token ${variable.includes('ACCOUNT') ? 'account' : 'server'}), or start on a new database`,
+      );
+    }
+  }
   if (role !== 'worker' && (await countUsers(ctx.db)) === 0) {
     process.stdout.write(
       `mailroom: the web console is at ${config.publicUrl}/ ; no console user yet. Add one with:\n` +
-        `  mailroom user add you@example.com --role admin    (prints a generated password once)\n\n`,
+        `  ${selfCommand()} user add you@example.com --role admin    (prints a generated password once)\n\n`,
     );
   }
   if (stopping) return;

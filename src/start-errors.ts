@@ -27,9 +27,23 @@ interface ErrLike {
   errors?: ErrLike[];
 }
 
-/** The MAILROOM_*PORT variable set to `port`, for naming it; the HTTP port is MAILROOM_PORT by default. */
+/** The listening ports' variables with their defaults (config.ts), for a port no variable set. */
+const DEFAULT_PORTS: Array<[string, number]> = [
+  ['MAILROOM_PORT', 8080],
+  ['MAILROOM_INBOUND_SMTP_PORT', 2525],
+  ['MAILROOM_SUBMISSION_PORT', 2587],
+];
+
+/**
+ * The MAILROOM_*PORT variable set to `port`, for naming it; else the listener whose default it is (a busy 2525
+ * is the inbound SMTP listener's, not the HTTP port's). MAILROOM_MX_PORT and MAILROOM_MTA_STS_PORT are
+ * ports mailroom connects to, never listens on.
+ */
 function portVariable(port: number | undefined, env: Record<string, string | undefined>): string {
-  for (const [k, v] of Object.entries(env)) if (/^MAILROOM_\w*PORT$/.test(k) && v !== undefined && Number(v) === port) return k;
+  for (const [k, v] of Object.entries(env)) {
+    if (/^MAILROOM_\w*PORT$/.test(k) && k !== 'MAILROOM_MX_PORT' && k !== 'MAILROOM_MTA_STS_PORT' && v !== undefined && Number(v) === port) return k;
+  }
+  for (const [k, d] of DEFAULT_PORTS) if (d === port && env[k] === undefined) return k;
   return 'MAILROOM_PORT';
 }
 

@@ -14,6 +14,7 @@ import { addBodyKeyCanonicalizer } from './body-keys.js';
 import { clientErrorHandler, frameworkErrorHandler, registerDrainRefusal, registerErrorHandling } from './errors.js';
 import { parseQuery } from './query.js';
 import type { App } from './types.js';
+import { lazyValidators } from './lazy-validators.js';
 
 /** Default body limit; the sending routes raise it for themselves (10 MB message, 50 MB batch). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -31,7 +32,9 @@ function serverOptions(config: Config): Pick<FastifyHttpsOptions<Server>, 'https
 
 /** Builds the HTTP application (no listening): `app.inject()` in unit tests, `listen()` in serve. */
 export async function buildApp(ctx: AppContext): Promise<App> {
+  const validators = lazyValidators();
   const app = Fastify({
+    schemaController: { compilersFactory: { buildValidator: validators.buildValidator } },
     loggerInstance: ctx.logger.child({ component: 'http' }),
     // Per-request lines only at debug level: at thousands of sends a second they would dominate the log.
     logController: new LogController({ disableRequestLogging: ctx.config.logLevel !== 'debug' && ctx.config.logLevel !== 'trace' }),
@@ -88,6 +91,19 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   const httpDuration = ctx.metrics.httpDuration;
   app.addHook('onResponse', (req, reply, done) => {
     httpDuration.observe({ method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    done();
+  });
+
+  // The validators not used yet are compiled in the background (lazy-validators.ts) a while after the server
+  // listens: not while the rest of the start (the worker role) is still under way and competing for the loop.
+  let compileLater: NodeJS.Timeout | undefined;
+  app.addHook('onListen', function (done) {
+    compileLater = setTimeout(() => void validators.compilePending().catch((err: unknown) => ctx.logger.error({ err }, 'compiling route schemas')), 3_000);
+    compileLater.unref();
+    done();
+  });
+  app.addHook('onClose', (_i, done) => {
+    clearTimeout(compileLater);
     done();
   });
 

@@ -116,14 +116,20 @@ describe('development SMTP listener', () => {
     assert.equal(sink.messages.length, 0, 'nothing is delivered');
   });
 
-  it('refuses the API refusals in SMTP terms (an unconfirmed From is 550 5.7.1)', async () => {
+  it('takes any From, as Mailpit\'s port does (a Sandbox server sends nothing), and refuses the API refusals in SMTP terms', async () => {
     const t = transport();
-    await assert.rejects(t.sendMail({ from: 'stranger@else.example', to: 'jane@dest.example', subject: 'x', text: 'y' }), (err: { responseCode?: number; response?: string }) => {
-      assert.equal(err.responseCode, 550);
-      assert.match(err.response ?? '', /5\.7\.1/);
+    const info = await t.sendMail({ from: 'stranger@else.example', to: 'jane@dest.example', subject: 'From a stranger', text: 'y' });
+    assert.match(info.response, /^250 2\.0\.0 Ok: queued as /);
+    assert.ok((await outbound(sandboxToken)).some((m) => m.Subject === 'From a stranger'));
+    // A stream the server does not have is refused, as POST /email refuses it.
+    await assert.rejects(t.sendMail({ from: 'stranger@else.example', to: 'jane@dest.example', subject: 'x', text: 'y', headers: { 'X-PM-Message-Stream': 'no-such-stream' } }), (err: { responseCode?: number }) => {
+      assert.ok(err.responseCode! >= 500 && err.responseCode! < 600, String(err.responseCode));
       return true;
     });
     t.close();
+    // The Live server keeps the sender-signature rule: POST /email from the stranger is refused there.
+    const live = await s.request('POST', '/email', { body: { From: 'stranger@else.example', To: 'jane@dest.example', Subject: 'x', TextBody: 'y' } });
+    assert.equal(live.body.ErrorCode, 400, live.text);
   });
 
   it('refuses to start for a Live server or an unknown one, naming MAILROOM_DEV_SMTP_SERVER', async () => {

@@ -17,6 +17,8 @@ export interface SendAuth {
   serverId: number;
   /** The SERVICE_API_TEST token: validate fully, store and send nothing. */
   testMode: boolean;
+  /** Any From is taken into a Sandbox server (checks.ts): the development SMTP listener, Mailpit's send API. */
+  anyFrom?: boolean;
 }
 
 export interface AcceptOptions {
@@ -36,7 +38,7 @@ export interface AcceptOptions {
  * a refusal of the whole request (an Idempotency-Key reused for another request).
  */
 export async function acceptMessages(ctx: AppContext, auth: SendAuth, inputs: unknown[], opts: AcceptOptions = {}): Promise<SendOutcome[]> {
-  const sender = { accountId: auth.accountId, serverId: auth.serverId };
+  const sender = { accountId: auth.accountId, serverId: auth.serverId, ...(auth.anyFrom ? { anyFrom: true } : {}) };
   // The key is looked up once, in the transaction that would store its answer (commit-units.ts).
   const idempotency = auth.testMode ? null : (opts.idempotency ?? null);
   const slots: Slot[] = [];

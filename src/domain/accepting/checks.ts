@@ -14,10 +14,14 @@ import type { PreparedMessage, TrackLinks } from './types.js';
 export interface Sender {
   accountId: number;
   serverId: number;
+  /** The path takes any From into a Sandbox server (the development SMTP listener, Mailpit's send API). */
+  anyFrom?: boolean;
 }
 
 export interface ServerSettings {
   sandbox: boolean;
+  /** The server's SandboxAcceptsAnyFrom (only a Sandbox server's counts). */
+  anyFrom: boolean;
   trackOpens: boolean;
   trackLinks: TrackLinks;
 }
@@ -46,11 +50,11 @@ export async function loadCheckData(db: Kysely<Database>, list: Array<{ sender: 
 
   // Raw SQL (db/raw-query.ts): these run once per group commit, and the builder's compilation cost more than
   // the lookups themselves.
-  const servers = await selectRaw<{ id: number; delivery_type: string; track_opens: number; track_links: string | null }>(
-    db, d, `select "id", "delivery_type", "track_opens", "track_links" from "servers" where "id" ${inServers}`, serverIds,
+  const servers = await selectRaw<{ id: number; delivery_type: string; track_opens: number; track_links: string | null; sandbox_any_from: number }>(
+    db, d, `select "id", "delivery_type", "track_opens", "track_links", "sandbox_any_from" from "servers" where "id" ${inServers}`, serverIds,
   );
   for (const s of servers) {
-    data.servers.set(s.id, { sandbox: s.delivery_type === 'Sandbox', trackOpens: s.track_opens === 1, trackLinks: (s.track_links || 'None') as TrackLinks });
+    data.servers.set(s.id, { sandbox: s.delivery_type === 'Sandbox', anyFrom: s.sandbox_any_from === 1, trackOpens: s.track_opens === 1, trackLinks: (s.track_links || 'None') as TrackLinks });
   }
   const streams = await selectRaw<{ server_id: number; id: string; type: string; archived_at: number | null }>(
     db, d, `select "server_id", "id", "type", "archived_at" from "message_streams" where "server_id" ${inServers} and "id" ${inStreams}`, [...serverIds, ...streamIds],
@@ -87,9 +91,12 @@ export async function loadCheckData(db: Kysely<Database>, list: Array<{ sender: 
 /** The refusal for one message, or null when it may be sent. */
 export function checkMessage(data: CheckData, sender: Sender, m: PreparedMessage): ApiError | null {
   // The server was deleted while its token was still cached by the auth layer.
-  if (!data.servers.has(sender.serverId)) return new ApiError(ErrorCode.ServerNotFound, 'Server not found.');
+  const server = data.servers.get(sender.serverId);
+  if (!server) return new ApiError(ErrorCode.ServerNotFound, 'Server not found.');
+  // A Sandbox server sends nothing, so a From it may take unsigned (a test inbox) protects no one's name.
+  const anyFrom = server.sandbox && (server.anyFrom || sender.anyFrom === true);
   const confirmed = data.signatures.get(`${sender.accountId}|${m.fromEmail}`);
-  if (confirmed !== true && !data.verifiedDomains.has(`${sender.accountId}|${m.fromDomain}`)) {
+  if (!anyFrom && confirmed !== true && !data.verifiedDomains.has(`${sender.accountId}|${m.fromDomain}`)) {
     if (confirmed === false) {
       return new ApiError(
         ErrorCode.SenderSignatureNotConfirmed,

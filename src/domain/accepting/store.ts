@@ -60,10 +60,10 @@ export async function storeMessages(trx: Kysely<Database>, ctx: StoreContext, ac
       const settled = sandbox && !fakes.has(r);
       recipients.push([id, serverId, m.streamId, r.kind, r.email, r.name, settled ? 'Sent' : 'Queued', now, settled ? now : null]);
     }
-    // Content is kept only until the message is handed off, which a Sandbox message without a fake bounce
-    // never is: its rows keep name, type and size, and no delivery job would ever clear the content.
-    const keepContent = !sandbox || fakes.size > 0;
-    if (!bulk) m.attachments.forEach((a, position) => attachments.push([id, position, a.name, a.contentType, a.contentId, keepContent ? a.content : null, a.size]));
+    // A Live message's content is kept until it is handed off (delivery/outcome.ts clears it); a Sandbox
+    // message's for its retention, so that a test can download what its application attached (Mailpit's
+    // part API, the console), as from Mailpit.
+    if (!bulk) m.attachments.forEach((a, position) => attachments.push([id, position, a.name, a.contentType, a.contentId, a.content, a.size]));
     events.push({
       messageId: id,
       serverId,

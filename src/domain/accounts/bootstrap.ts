@@ -2,7 +2,7 @@ import type { Config } from '../../infra/config-types.js';
 import type { Db } from '../../infra/db/database.js';
 import { exclusiveTransaction } from '../../infra/db/exclusive.js';
 import { createServer } from '../servers/create-server.js';
-import { generateToken, storeToken } from '../tokens/tokens.js';
+import { generateToken, resolveToken, storeToken } from '../tokens/tokens.js';
 
 export interface BootstrapResult {
   accountToken: string;
@@ -31,4 +31,22 @@ export async function bootstrap(database: Db, config: Config, now: number): Prom
     const { token } = await createServer(trx, { accountId: account.id, name: 'Default', token: config.serverToken ?? undefined }, now);
     return { accountToken, serverToken: token };
   });
+}
+
+/**
+ * The bootstrap variables set but not in effect: MAILROOM_ACCOUNT_TOKEN and MAILROOM_SERVER_TOKEN are read
+ * only on an empty database, so on a database set up earlier a value that is not already a token of its kind
+ * would be silently ignored (and every request using it refused). Called when bootstrap returned null, so
+ * that the start can say so. A value already stored (a restart with the same environment) is not reported.
+ */
+export async function ignoredBootstrapTokens(database: Db, config: Pick<Config, 'accountToken' | 'serverToken'>): Promise<string[]> {
+  const ignored: string[] = [];
+  const check = async (variable: string, value: string | null, kind: 'account' | 'server') => {
+    if (value === null) return;
+    const known = await resolveToken(database.db, value);
+    if (known?.kind !== kind) ignored.push(variable);
+  };
+  await check('MAILROOM_ACCOUNT_TOKEN', config.accountToken, 'account');
+  await check('MAILROOM_SERVER_TOKEN', config.serverToken, 'server');
+  return ignored;
 }

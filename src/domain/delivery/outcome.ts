@@ -183,7 +183,10 @@ export async function finishIfSettled(trx: Kysely<Database>, messageIds: string[
     const settled = ids.filter((id) => !open.has(id));
     if (settled.length === 0) continue;
     await trx.updateTable('messages').set({ status: 'Sent' }).where('id', 'in', settled).where('status', '=', 'Queued').execute();
-    await trx.updateTable('message_attachments').set({ content: null }).where('message_id', 'in', settled).where('content', 'is not', null).execute();
+    // A Sandbox message (a fake bounce settles it) keeps its attachments' content for its retention (accepting/store.ts).
+    const sandbox = new Set((await trx.selectFrom('messages').select('id').where('id', 'in', settled).where('sandbox', '=', 1).execute()).map((r) => r.id));
+    const live = sandbox.size ? settled.filter((id) => !sandbox.has(id)) : settled;
+    if (live.length) await trx.updateTable('message_attachments').set({ content: null }).where('message_id', 'in', live).where('content', 'is not', null).execute();
     done.push(...settled);
   }
   return done;

@@ -5,7 +5,6 @@
 // - when a spamd is configured (MAILROOM_SPAMD), SpamAssassin's verdict in its customary X-Spam-* headers.
 // Runs on a parser thread (prepare-task.ts): the DNS questions go back to the main thread's resolver.
 import type { Header } from 'postal-mime';
-import { authenticate } from 'mailauth';
 import type { ResolveFn } from '../../infra/dns/cache.js';
 import { checkSpam, type SpamVerdict } from '../../infra/spamd/spamc.js';
 
@@ -35,6 +34,8 @@ export async function examine(o: ExamineOptions, resolve: ResolveFn, raw: Buffer
   let headers: string;
   let warning: string | null = null;
   try {
+    // Loaded on the first message, not at start (its DNS, DKIM and ARC modules are most of a slow start).
+    const { authenticate } = await import('mailauth');
     const auth = await authenticate(raw, {
       ip: env.ip,
       helo: env.helo,

@@ -39,6 +39,8 @@ export interface ServerSettingsInput {
   RetentionDays?: number;
   /** mailroom extension, checked against the configuration by ipPoolSetting (streams/ip-pool-setting.ts). */
   IpPool?: string | null;
+  /** mailroom extension: a Sandbox server takes any From address (a test inbox, as Mailpit does). */
+  SandboxAcceptsAnyFrom?: boolean;
 }
 
 type Patch = Updateable<ServersTable>;
@@ -80,6 +82,7 @@ export function serverSettingsPatch(input: ServerSettingsInput): Patch {
     ['TrackOpens', 'track_opens'],
     ['IncludeBounceContentInHook', 'include_bounce_content_in_hook'],
     ['EnableSmtpApiErrorHooks', 'enable_smtp_api_error_hooks'],
+    ['SandboxAcceptsAnyFrom', 'sandbox_any_from'],
   ];
   for (const [k, col] of flags) if (input[k] !== undefined) (p as any)[col] = toFlag(input[k] as boolean);
   // The outbound hook URLs are not columns of the server: they drive the default stream's webhooks

@@ -40,5 +40,7 @@ export function serverView(row: ServerRow, config: Config, apiTokens: string[], 
     RetentionDays: row.retention_days,
     /** mailroom extension: the IP pool the server's mail leaves from (README, "Delivery"); null: none. */
     IpPool: row.ip_pool ?? null,
+    /** mailroom extension: a Sandbox server takes any From address (README, "Use mailroom as your test inbox"). */
+    SandboxAcceptsAnyFrom: fromFlag(row.sandbox_any_from),
   };
 }

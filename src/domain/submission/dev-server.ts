@@ -34,7 +34,8 @@ export async function devServerSender(db: Kysely<Database>, nameOrId: string): P
   if (s.delivery_type !== 'Sandbox') {
     throw refuse(`server ${JSON.stringify(s.name)} (ID ${s.id}) is a Live server; the listener takes mail without credentials, so only into a Sandbox server (which never delivers)`);
   }
-  return { accountId: s.account_id, serverId: s.id, testMode: false };
+  // Any From, as Mailpit's SMTP port takes it: an application configured for Mailpit sends unchanged.
+  return { accountId: s.account_id, serverId: s.id, testMode: false, anyFrom: true };
 }
 
 /** Whether the server still exists and is a Sandbox server (checked for each message). */

@@ -1,7 +1,14 @@
 // The CSS inlining itself (juice), run on a worker thread (infra/threads, inline-css.ts) or, for a small
 // document, on the caller's thread. Its own module so that a worker loads juice and nothing of the renderer.
-import juice from 'juice';
+// juice is loaded on the first inlining, not at start: with its CSS parser it is a second of a loaded
+// machine's start-up that a service answering no template send never needs. It is CommonJS, so a
+// synchronous require keeps inlineStyles synchronous.
+import { createRequire } from 'node:module';
+
+type Juice = typeof import('juice');
+let juice: Juice | null = null;
 
 export function inlineStyles(html: string): string {
+  juice ??= createRequire(import.meta.url)('juice') as Juice;
   return juice(html, { preserveMediaQueries: true, preserveFontFaces: true, removeStyleTags: true, applyWidthAttributes: false, applyHeightAttributes: false });
 }

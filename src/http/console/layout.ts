@@ -72,10 +72,28 @@ export function barePage(title: string, body: Html): string {
 /** A hidden CSRF field for a form of this session. */
 export const csrf = (session: Session): Html => html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`;
 
-/** Date-time as the console shows it: Moscow time, as the API's filters and statistics use. */
-export function when(ms: number | string | null | undefined): string {
+/** A date-time in UTC, named: the text a notice carries, and what a page shows until its script runs. */
+export function whenText(ms: number | string | null | undefined): string {
   if (ms === null || ms === undefined || ms === '') return '';
   const t = typeof ms === 'string' ? Date.parse(ms) : ms;
   if (!Number.isFinite(t)) return String(ms);
-  return new Date(t + 3 * 3600_000).toISOString().replace('T', ' ').slice(0, 19) + ' MSK';
+  return new Date(t).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
 }
+
+/**
+ * A date-time as the console shows it: in the viewer's time zone, named ("2026-11-28 11:58:44 CET"). The
+ * server does not know the zone, so the page carries the instant (<time datetime>, UTC text until then) and
+ * its script (assets/console.js) writes it in the browser's zone. The API and its filters keep Moscow time.
+ */
+export function when(ms: number | string | null | undefined): Html | string {
+  const text = whenText(ms);
+  if (!text.endsWith(' UTC')) return text;
+  const t = typeof ms === 'string' ? Date.parse(ms) : (ms as number);
+  return html`<time datetime="${new Date(t).toISOString()}">${text}</time>`;
+}
+
+/**
+ * The attributes of a date field: ISO dates typed or pasted (YYYY-MM-DD) whatever the browser's locale, where
+ * type="date" shows mm/dd/yyyy to an American English browser. The API takes the same form.
+ */
+export const ISO_DATE = html`type="text" inputmode="numeric" pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" placeholder="YYYY-MM-DD" maxlength="10"`;

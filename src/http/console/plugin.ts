@@ -18,6 +18,7 @@ import { registerInbound } from './pages/inbound.js';
 import { registerInboundMessage } from './pages/inbound-message.js';
 import { registerInboundRules } from './pages/inbound-rules.js';
 import { registerMessage } from './pages/message.js';
+import { registerMessageAttachment } from './pages/message-attachment.js';
 import { registerStats } from './pages/stats.js';
 import { registerDmarc } from './pages/dmarc.js';
 import { registerStreams } from './pages/streams.js';
@@ -94,6 +95,12 @@ export default async function consoleRoutes(app: App, ctx: AppContext): Promise<
       const first = c.servers[0];
       c.reply.redirect(first ? `/console/s/${first.id}/activity` : c.session.user.role === 'admin' ? '/console/servers' : '/login', 303);
     });
+    // The test inbox: the first Sandbox server's Activity (where /mailpit/ in a browser leads, as Mailpit's
+    // web UI is at its root), else the first server's.
+    r.page('/console/inbox', async (c) => {
+      const inbox = c.servers.find((x) => x.delivery_type === 'Sandbox') ?? c.servers[0];
+      c.reply.redirect(inbox ? `/console/s/${inbox.id}/activity` : '/console', 303);
+    });
     r.page('/console/go', async (c) => {
       const id = Number(c.query.server);
       const page = /^[a-z]+$/.test(c.query.page ?? '') ? c.query.page : 'activity';
@@ -101,6 +108,7 @@ export default async function consoleRoutes(app: App, ctx: AppContext): Promise<
     });
     registerActivity(r, ctx);
     registerMessage(r, ctx);
+    registerMessageAttachment(r, ctx);
     registerBulk(r, ctx);
     registerInbound(r, ctx);
     registerInboundMessage(r, ctx);

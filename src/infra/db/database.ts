@@ -2,7 +2,8 @@ import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type PgModule from 'pg';
 import { isPostgresUrl } from './url.js';
 import type { Database } from './schema.js';
 import { createSqlDialect, type SqlDialect } from './sql-dialect.js';
@@ -52,13 +53,24 @@ export interface PoolStats {
   waiting: number;
 }
 
-// PostgreSQL returns int8 (our epoch-millisecond timestamps, counts and big ids) as strings by default.
-// Every value we store fits in 2^53, so numbers are safe and keep both dialects returning the same types.
-pg.types.setTypeParser(20, (v: string) => Number(v));
-pg.types.setTypeParser(1700, (v: string) => Number(v));
+let pgModule: typeof PgModule | null = null;
+
+/**
+ * pg, loaded with the first PostgreSQL database: a SQLite deployment never pays for loading it at start.
+ * PostgreSQL returns int8 (our epoch-millisecond timestamps, counts and big ids) as strings by default.
+ * Every value we store fits in 2^53, so numbers are safe and keep both dialects returning the same types.
+ */
+function loadPg(): typeof PgModule {
+  if (pgModule) return pgModule;
+  const pg = createRequire(import.meta.url)('pg') as typeof PgModule;
+  pg.types.setTypeParser(20, (v: string) => Number(v));
+  pg.types.setTypeParser(1700, (v: string) => Number(v));
+  return (pgModule = pg);
+}
 
 export function openDatabase(url: string, options: DbOptions = {}): Db {
   if (isPostgresUrl(url)) {
+    const pg = loadPg();
     const pool = new pg.Pool({
       connectionString: url,
       max: options.poolSize ?? 10,

@@ -220,6 +220,10 @@ describe('console: inbound in Chromium', () => {
 
   it('shows inbound counts in Statistics', async () => {
     await page.goto(at('/inbound'));
+    // At 1280 px no status badge wraps ("Processed" stays one word on one line).
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const lines = await page.locator('tbody .status').evaluateAll((els) => els.map((e) => e.getClientRects().length));
+    assert.ok(lines.length > 0 && lines.every((n) => n === 1), JSON.stringify(lines));
     await shot('inbound');
     await page.goto(at('/stats'));
     await page.locator('#chart-inbound canvas').waitFor();

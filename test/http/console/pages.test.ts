@@ -66,9 +66,10 @@ describe('console pages', () => {
     const list = await c.get(`/console/s/${created.body.ID}/activity`);
     assert.equal(list.status, 200);
     assert.match(list.text, /Captured welcome/);
+    assert.match(list.text, /Captured, not sent/);
     assert.match(list.text, /sandbox/);
     const page = await c.get(`/console/s/${created.body.ID}/messages/${id}`);
-    assert.match(page.text, /kept, not sent/);
+    assert.match(page.text, /Captured, not sent/);
     assert.match((await c.get(`/console/s/${created.body.ID}/messages/${id}/body`)).text, /<h1>Welcome aboard<\/h1>/);
     // Not visible under another server's path.
     assert.equal((await c.get(`/console/s/${s.serverId}/messages/${id}`)).status, 422);

@@ -129,8 +129,13 @@ describe('Mailpit API over a Sandbox server (mailpit-api client)', () => {
     assert.match(raw, /^From: Shop <app@shop\.example>\r\n/);
     assert.match(raw, /filename="?invoice\.pdf/);
 
-    await assert.rejects(mp.getMessageAttachment(w.ID, a.PartID), /404 Not Found.*Attachment content is not stored/);
-    await assert.rejects(mp.getAttachmentThumbnail(w.ID, a.PartID), /404 Not Found.*Attachment content is not stored/);
+    // A Sandbox message keeps its attachments for its retention: the PDF the application attached comes back.
+    const blob = await mp.getMessageAttachment(w.ID, a.PartID);
+    assert.equal(blob.type, 'application/pdf');
+    const downloaded = Buffer.from(await blob.arrayBuffer());
+    assert.ok(downloaded.equals(PDF), 'the attachment as sent');
+    await assert.rejects(mp.getAttachmentThumbnail(w.ID, a.PartID), /404 Not Found.*not an image/);
+    await assert.rejects(mp.getMessageAttachment(w.ID, '9'), /404 Not Found/);
 
     assert.match(await mp.renderMessageHTML(w.ID), /<b>Jane<\/b>/);
     assert.equal(await mp.renderMessageText(w.ID), 'Hello Jane');
@@ -206,16 +211,19 @@ describe('Mailpit API over a Sandbox server (mailpit-api client)', () => {
     assert.deepEqual(got.Tags, ['receipt', 'billing']);
     assert.deepEqual(got.Bcc, [{ Name: '', Address: 'audit@dest.example' }]);
     assert.equal(got.Attachments[0]!.Checksums.SHA256, sum('sha256'));
-    // A Sandbox message is never handed off, so its attachment content is not kept (the specification's rule).
+    // A Sandbox message keeps its attachment content for its retention (it is never handed off).
     const stored = await s.ctx.db.selectFrom('message_attachments').select(['name', 'size', 'content']).where('message_id', '=', sent.ID).execute();
-    assert.deepEqual(stored.map((a) => [a.name, a.size > 0, a.content]), [['receipt.pdf', true, null]]);
+    assert.deepEqual(stored.map((a) => [a.name, a.size > 0, a.content]), [['receipt.pdf', true, PDF.toString('base64')]]);
     assert.deepEqual((await mp.getMessageHeaders(sent.ID))['X-Order'], ['42']);
     const many = await mp.waitForMessages({ query: 'tag:billing', count: 1 }, { timeout: 2000, interval: 50 });
     assert.equal(many.messages_count, 1);
     const all = await mp.waitForMessages({ timeout: 2000, interval: 50 });
     assert.ok(all.messages_count >= 1);
-    // The same checks as POST /email: an unconfirmed sender is refused with Mailpit's JSON error.
-    await assert.rejects(mp.sendMessage({ From: { Email: 'nobody@elsewhere.example' }, To: [{ Email: 'jane@dest.example' }], Subject: 'x', Text: 'x' }), /400.*"Error":/);
+    // Any From into a Sandbox server, as Mailpit's send takes it; the other checks of POST /email stay, and a
+    // refusal is Mailpit's JSON error.
+    const stranger = await mp.sendMessage({ From: { Email: 'nobody@elsewhere.example' }, To: [{ Email: 'jane@dest.example' }], Subject: 'x', Text: 'x' });
+    assert.match(stranger.ID, /^[0-9a-f-]{36}$/);
+    await assert.rejects(mp.sendMessage({ From: { Email: 'nobody@elsewhere.example' }, To: [{ Email: 'not an address' }], Subject: 'x', Text: 'x' }), /400.*"Error":/);
   });
 
   it('answers the HTML, link and spam checks in the shapes the client parses', async () => {

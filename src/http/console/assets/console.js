@@ -4,6 +4,22 @@
 (function () {
   'use strict';
 
+  // Times: the server writes each instant as <time datetime> in UTC; shown here in the viewer's time zone,
+  // named ("2026-11-28 11:58:44 CET"), the zone's full name on hover.
+  var zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  var fmt = new Intl.DateTimeFormat('en-GB', { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short' });
+  var localTimes = function (root) {
+    root.querySelectorAll('time[datetime]').forEach(function (el) {
+      var d = new Date(el.getAttribute('datetime'));
+      if (isNaN(d.getTime())) return;
+      var p = {};
+      fmt.formatToParts(d).forEach(function (x) { p[x.type] = x.value; });
+      el.textContent = p.year + '-' + p.month + '-' + p.day + ' ' + p.hour + ':' + p.minute + ':' + p.second + ' ' + p.timeZoneName;
+      el.title = zone;
+    });
+  };
+  localTimes(document);
+
   document.querySelectorAll('select[data-autosubmit]').forEach(function (sel) {
     sel.addEventListener('change', function () { sel.form.submit(); });
   });
@@ -38,6 +54,7 @@
         .then(function (data) {
           if (!data || !data.count) return;
           live.insertAdjacentHTML('afterbegin', data.html);
+          localTimes(live);
           var u = new URL(url, location.href);
           u.searchParams.set('after', data.newest);
           url = u.pathname + u.search;

@@ -4,13 +4,22 @@ import type { AppContext } from '../../../domain/app-context.js';
 import { searchMessages, type Cursor, type MessageSearch } from '../../../domain/messages/search.js';
 import { listStreams } from '../../../domain/streams/list-streams.js';
 import { html, query, type Html } from '../html.js';
-import { page, when } from '../layout.js';
+import { page, when, ISO_DATE } from '../layout.js';
 import type { ConsoleRouter } from '../router.js';
 import { inboxCounts, unreadAmong } from '../../../domain/mailpit/inbox.js';
 import { registerDeleteAll } from './inbox-delete.js';
 import { requestSignal } from '../../request-signal.js';
+import { outcomesOf, type Outcome } from '../../../domain/messages/outcome.js';
+import { outcomeBadge } from '../outcome-badge.js';
 
 const PAGE_SIZE = 50;
+/** The search API's status filter, in the outcome's words: "sent" is every message that left the queue. */
+const STATUS_FILTERS = [
+  ['', 'any'],
+  ['queued', 'queued'],
+  ['sent', 'left the queue (delivered or bounced)'],
+  ['bounced', 'bounced'],
+] as const;
 const FILTERS = ['recipient', 'fromemail', 'tag', 'status', 'stream', 'subject', 'fromdate', 'todate', 'metakey', 'metavalue'] as const;
 
 export function parseCursor(text: string | undefined): Cursor | undefined {
@@ -40,13 +49,25 @@ function search(q: Record<string, string>): MessageSearch {
   };
 }
 
-/** `unread`: the unread ones of a Sandbox server's messages (Mailpit's inbox), shown bold with a marker. */
-export function rows(serverId: number, items: Item[], unread: Set<string> = new Set()): Html {
+/** The outcome of each listed message, from one query for the page (domain/messages/outcome.ts). */
+export function pageOutcomes(ctx: AppContext, serverId: number, items: Item[]): Promise<Map<string, Outcome>> {
+  return outcomesOf(
+    ctx,
+    serverId,
+    items.map((m) => ({ id: m.MessageID, status: m.Status, sandbox: m.Sandboxed, recipients: m.Recipients.length })),
+  );
+}
+
+/**
+ * `unread`: the unread ones of a Sandbox server's messages (Mailpit's inbox), shown bold with a marker.
+ * `outcomes`: what became of each (Delivered, Bounced...), shown instead of the API's Status.
+ */
+export function rows(serverId: number, items: Item[], unread: Set<string> = new Set(), outcomes: Map<string, Outcome> = new Map()): Html {
   return html`${items.map(
     (m) => html`<tr data-cursor="${cursorOf(m)}"${unread.has(m.MessageID) ? html` class="unread"` : ''}>
 <td class="nowrap">${unread.has(m.MessageID) ? html`<span class="unread-dot" title="Unread"><span class="sr-only">Unread </span></span>` : ''}${when(m.ReceivedAt)}</td><td>${m.From}</td><td>${m.Recipients.join(', ')}</td>
 <td><a href="/console/s/${serverId}/messages/${m.MessageID}">${m.Subject || '(no subject)'}</a></td>
-<td><span class="status status-${m.Status.toLowerCase()}">${m.Status}</span>${m.Sandboxed ? html` <span class="badge">sandbox</span>` : ''}</td><td>${m.Tag}</td></tr>`,
+<td class="nowrap">${outcomes.has(m.MessageID) ? outcomeBadge(outcomes.get(m.MessageID)!) : html`<span class="status status-${m.Status.toLowerCase()}">${m.Status}</span>`}</td><td>${m.Tag}</td></tr>`,
   )}`;
 }
 
@@ -64,16 +85,16 @@ export function registerActivity(r: ConsoleRouter, ctx: AppContext): void {
     const before = parseCursor(q.before);
     const [found, streams] = await Promise.all([searchMessages(ctx, c.server.id, { ...search(q), before, signal: requestSignal(c.reply) }), listStreams(ctx.db, c.server.id, { includeArchived: true })]);
     const items = found.Messages;
-    const [unread, inbox] = await Promise.all([unreadAmong(ctx, c.server, items.map((m) => m.MessageID)), inboxCounts(ctx, c.server)]);
+    const [unread, inbox, outcomes] = await Promise.all([unreadAmong(ctx, c.server, items.map((m) => m.MessageID)), inboxCounts(ctx, c.server), pageOutcomes(ctx, c.server.id, items)]);
     const filters = Object.fromEntries(FILTERS.map((k) => [k, q[k]]));
     const older = items.length === PAGE_SIZE ? `/console/s/${c.server.id}/activity${query({ ...filters, before: cursorOf(items[items.length - 1]!) })}` : null;
     // Live updates only on the first page (a later page is a look into the past).
     const live = before ? '' : `/console/s/${c.server.id}/activity/live${query({ ...filters, after: items[0] ? cursorOf(items[0]) : '0.00000000-0000-0000-0000-000000000000' })}`;
-    const text = (name: string, label: string, type = 'text') => html`<div class="field"><label for="f-${name}">${label}</label><input id="f-${name}" name="${name}" type="${type}" value="${q[name] ?? ''}"></div>`;
+    const text = (name: string, label: string, type = 'text') => html`<div class="field"><label for="f-${name}">${label}</label><input id="f-${name}" name="${name}" ${type === 'date' ? ISO_DATE : html`type="${type}"`} value="${q[name] ?? ''}"></div>`;
     const body = html`
 <form method="get" class="filters" aria-label="Filters">
   ${text('recipient', 'Recipient')}${text('fromemail', 'From')}${text('subject', 'Subject')}${text('tag', 'Tag')}
-  <div class="field"><label for="f-status">Status</label><select id="f-status" name="status">${['', 'queued', 'sent', 'bounced'].map((s) => html`<option value="${s}"${q.status === s ? html` selected` : ''}>${s || 'any'}</option>`)}</select></div>
+  <div class="field"><label for="f-status">Status</label><select id="f-status" name="status">${STATUS_FILTERS.map(([s, label]) => html`<option value="${s}"${q.status === s ? html` selected` : ''}>${label}</option>`)}</select></div>
   <div class="field"><label for="f-stream">Stream</label><select id="f-stream" name="stream">${streams
     .filter((s) => s.type !== 'Inbound')
     .map((s) => html`<option value="${s.id}"${(q.stream || 'outbound') === s.id ? html` selected` : ''}>${s.name}</option>`)}</select></div>
@@ -83,7 +104,7 @@ export function registerActivity(r: ConsoleRouter, ctx: AppContext): void {
 <p class="muted">Newest first${c.server.delivery_type === 'Sandbox' ? html`; this is a <strong>sandbox</strong> server: its messages are kept here and never leave mailroom` : ''}.${live ? html` <span class="live" id="live-state" role="status">Live: new messages appear here.</span>` : ''}</p>
 ${inbox ? inboxBar(c.server.id, inbox, c.session.user.role === 'admin') : ''}
 <table class="list"><thead><tr><th scope="col">Received</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th><th scope="col">Tag</th></tr></thead>
-<tbody id="activity-rows"${live ? html` data-live="${live}"` : ''}>${rows(c.server.id, items, unread)}</tbody></table>
+<tbody id="activity-rows"${live ? html` data-live="${live}"` : ''}>${rows(c.server.id, items, unread, outcomes)}</tbody></table>
 ${items.length === 0 ? html`<p class="empty">No messages match.</p>` : ''}
 <nav class="pager" aria-label="Pages">${before ? html`<a href="/console/s/${c.server.id}/activity${query(filters)}">Newest</a>` : ''}${older ? html`<a href="${older}" rel="next">Older messages</a>` : ''}</nav>`;
     return page(c.frame('Activity', 'activity'), body);
@@ -95,7 +116,7 @@ ${items.length === 0 ? html`<p class="empty">No messages match.</p>` : ''}
     if (!after) return void c.reply.status(400).send({ error: 'after is required' });
     const found = await searchMessages(ctx, c.server.id, { ...search(c.query), after, signal: requestSignal(c.reply) });
     const items = found.Messages;
-    const [unread, inbox] = await Promise.all([unreadAmong(ctx, c.server, items.map((m) => m.MessageID)), items.length ? inboxCounts(ctx, c.server) : null]);
-    return void c.reply.send({ inbox, html: rows(c.server.id, items, unread).text, newest: items[0] ? cursorOf(items[0]) : c.query.after, count: items.length });
+    const [unread, inbox, outcomes] = await Promise.all([unreadAmong(ctx, c.server, items.map((m) => m.MessageID)), items.length ? inboxCounts(ctx, c.server) : null, pageOutcomes(ctx, c.server.id, items)]);
+    return void c.reply.send({ inbox, html: rows(c.server.id, items, unread, outcomes).text, newest: items[0] ? cursorOf(items[0]) : c.query.after, count: items.length });
   });
 }

@@ -5,7 +5,7 @@ import { activateBounce } from '../../../domain/bounces/activate.js';
 import { bounceDump, listBounces, parseBounceId } from '../../../domain/bounces/query.js';
 import { BOUNCE_TYPES } from '../../../domain/bounces/types.js';
 import { html, query } from '../html.js';
-import { csrf, page, when } from '../layout.js';
+import { csrf, page, when, ISO_DATE } from '../layout.js';
 import { redirectWith, type ConsoleRouter } from '../router.js';
 
 const PAGE_SIZE = 50;
@@ -25,8 +25,8 @@ export function registerBounces(r: ConsoleRouter, ctx: AppContext): void {
   <div class="field"><label for="b-type">Type</label><select id="b-type" name="type"><option value="">any</option>${Object.keys(BOUNCE_TYPES).map((t) => html`<option${q.type === t ? html` selected` : ''}>${t}</option>`)}</select></div>
   <div class="field"><label for="b-inactive">Inactive</label><select id="b-inactive" name="inactive">${[['', 'either'], ['yes', 'inactive only'], ['no', 'active only']].map(([v, l]) => html`<option value="${v}"${q.inactive === v ? html` selected` : ''}>${l}</option>`)}</select></div>
   <div class="field"><label for="b-tag">Tag</label><input id="b-tag" name="tag" value="${q.tag ?? ''}"></div>
-  <div class="field"><label for="b-from">From date</label><input id="b-from" type="date" name="fromdate" value="${q.fromdate ?? ''}"></div>
-  <div class="field"><label for="b-to">To date</label><input id="b-to" type="date" name="todate" value="${q.todate ?? ''}"></div>
+  <div class="field"><label for="b-from">From date</label><input id="b-from" ${ISO_DATE} name="fromdate" value="${q.fromdate ?? ''}"></div>
+  <div class="field"><label for="b-to">To date</label><input id="b-to" ${ISO_DATE} name="todate" value="${q.todate ?? ''}"></div>
   <div class="field"><button type="submit">Filter</button></div>
 </form>
 <p class="muted">${found.TotalCount} ${found.TotalCount === 1 ? 'bounce' : 'bounces'}.</p>

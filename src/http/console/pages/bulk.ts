@@ -2,6 +2,8 @@
 // messages (compiled, sent, delivered, bounced; src/domain/bulk/progress.ts, bounded queries), and one
 // request's page: its figures and its messages 50 at a time. Subject, From, Tag, reason and recipients are
 // the sender's: they reach the page only through html`` (text, never markup).
+import { outcomesOf } from '../../../domain/messages/outcome.js';
+import { outcomeBadge } from '../outcome-badge.js';
 import type { AppContext } from '../../../domain/app-context.js';
 import { getBulkRequest, listBulkMessages, listBulkRequests, MESSAGES_PER_PAGE, REQUESTS_PER_PAGE, type BulkProgress, type BulkRequestView } from '../../../domain/bulk/progress.js';
 import { ConsoleRefusal } from '../guard.js';
@@ -60,6 +62,8 @@ ${list.length === 0 ? html`<p class="empty">No bulk requests${before ? ' before 
     if (!b) throw new ConsoleRefusal(404, 'No such bulk request on this server.');
     const after = /^[0-9A-Za-z-]{1,64}$/.test(c.query.after ?? '') ? c.query.after : undefined;
     const messages = await listBulkMessages(ctx.db, c.server.id, b.id, after);
+    const sandbox = c.server.delivery_type === 'Sandbox';
+    const outcomes = await outcomesOf(ctx, c.server.id, messages.map((m) => ({ id: m.id, status: m.status, sandbox, recipients: m.recipients.length })));
     const base = `/console/s/${c.server.id}/bulk/${b.id}`;
     const lastMessage = messages[messages.length - 1];
     const next = messages.length === MESSAGES_PER_PAGE && lastMessage ? `${base}${query({ after: lastMessage.id })}` : null;
@@ -80,7 +84,7 @@ ${list.length === 0 ? html`<p class="empty">No bulk requests${before ? ' before 
 <table class="list"><thead><tr><th scope="col">Received</th><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th></tr></thead><tbody>
 ${messages.map(
   (m) => html`<tr><td class="nowrap">${when(m.receivedAt)}</td><td>${m.recipients.join(', ')}</td>
-<td><a href="/console/s/${c.server.id}/messages/${m.id}">${m.subject || '(no subject)'}</a></td><td><span class="status status-${m.status.toLowerCase()}">${m.status}</span></td></tr>`,
+<td><a href="/console/s/${c.server.id}/messages/${m.id}">${m.subject || '(no subject)'}</a></td><td class="nowrap">${outcomeBadge(outcomes.get(m.id)!)}</td></tr>`,
 )}</tbody></table>
 ${messages.length === 0 ? html`<p class="empty">${after ? 'No more messages.' : 'No messages compiled yet.'}</p>` : ''}
 <nav class="pager" aria-label="Pages">${after ? html`<a href="${base}">First messages</a>` : ''}${next ? html`<a href="${next}" rel="next">Next messages</a>` : ''}</nav>`;

@@ -9,7 +9,7 @@ import { dmarcSummary, listDmarcReports } from '../../../domain/dmarc/query.js';
 import { DAY_MS } from '../../../infra/time.js';
 import { html, trusted } from '../html.js';
 import { ConsoleRefusal } from '../guard.js';
-import { page } from '../layout.js';
+import { page, ISO_DATE } from '../layout.js';
 import type { ConsoleRouter } from '../router.js';
 
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -38,8 +38,8 @@ export function registerDmarc(r: ConsoleRouter, ctx: AppContext): void {
     const rate = sum.Total ? `${Math.round((sum.Aligned / sum.Total) * 1000) / 10}%` : '-';
     const body = html`<p><a href="/console/senders">Senders &amp; domains</a> · ${d.name}: DMARC record ${fields.DMARCVerified ? html`<span class="ok">names mailroom's report address</span>` : html`<span class="warn">does not name mailroom's report address</span>`}${fields.DMARCPolicy ? html` · policy <strong>${fields.DMARCPolicy}</strong>` : html` · no policy found`}</p>
 <form method="get" class="filters" aria-label="Range">
-  <div class="field"><label for="dm-from">From</label><input id="dm-from" type="date" name="fromdate" value="${sum.FromDate}"></div>
-  <div class="field"><label for="dm-to">To</label><input id="dm-to" type="date" name="todate" value="${sum.ToDate}"></div>
+  <div class="field"><label for="dm-from">From</label><input id="dm-from" ${ISO_DATE} name="fromdate" value="${sum.FromDate}"></div>
+  <div class="field"><label for="dm-to">To</label><input id="dm-to" ${ISO_DATE} name="todate" value="${sum.ToDate}"></div>
   <div class="field"><button type="submit">Show</button></div></form>
 <p class="muted">Days are UTC days, as the reports' periods.</p>
 <div class="figures">${figure('Messages', sum.Total)}${figure('DMARC pass', sum.Aligned)}${figure('Failing', sum.Failing)}${figure('Pass rate', rate)}${figure('Reports', sum.Reports)}</div>

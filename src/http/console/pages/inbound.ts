@@ -8,7 +8,7 @@ import { ApiError } from '../../../domain/errors.js';
 import { inboundFeed, SCAN_WINDOW, type FeedCursor, type FeedItem, type FeedPage, type FeedRequest } from '../../../domain/inbound/feed.js';
 import { INBOUND_STATUS } from '../../../domain/inbound/hook-queue.js';
 import { html, query, showControls as v, type Html } from '../html.js';
-import { page, when } from '../layout.js';
+import { page, when, ISO_DATE } from '../layout.js';
 import type { ConsoleRouter } from '../router.js';
 
 const PAGE_SIZE = 50;
@@ -31,7 +31,7 @@ export function inboundRows(serverId: number, items: FeedItem[]): Html {
     (m) => html`<tr data-cursor="${m.cursor}">
 <td class="nowrap">${when(m.ReceivedAt)}</td><td>${m.FromName ? html`<bdi>${v(m.FromName)}</bdi> ` : ''}<span class="muted">&lt;<bdi>${v(m.From)}</bdi>&gt;</span></td><td><bdi>${v(m.OriginalRecipient)}</bdi></td>
 <td><a href="/console/s/${serverId}/inbound/messages/${m.MessageID}"><bdi>${v(m.Subject) || '(no subject)'}</bdi></a></td>
-<td><span class="status status-${m.Status.toLowerCase()}"${m.BlockedReason ? html` title="${m.BlockedReason}"` : ''}>${m.Status}</span></td><td><bdi>${v(m.Tag)}</bdi></td><td><bdi>${v(m.MailboxHash)}</bdi></td></tr>`,
+<td class="nowrap"><span class="status status-${m.Status.toLowerCase()}"${m.BlockedReason ? html` title="${m.BlockedReason}"` : ''}>${m.Status}</span></td><td><bdi>${v(m.Tag)}</bdi></td><td><bdi>${v(m.MailboxHash)}</bdi></td></tr>`,
   )}`;
 }
 
@@ -53,7 +53,7 @@ export function registerInbound(r: ConsoleRouter, ctx: AppContext): void {
     const base = `/console/s/${c.server.id}/inbound`;
     const older = items.length === PAGE_SIZE ? `${base}${query({ ...filters, before: items[items.length - 1]!.cursor })}` : null;
     const live = before || refused ? '' : `${base}/live${query({ ...filters, after: items[0]?.cursor ?? '0.00000000-0000-0000-0000-000000000000' })}`;
-    const text = (name: string, label: string, type = 'text') => html`<div class="field"><label for="f-${name}">${label}</label><input id="f-${name}" name="${name}" type="${type}" value="${q[name] ?? ''}"></div>`;
+    const text = (name: string, label: string, type = 'text') => html`<div class="field"><label for="f-${name}">${label}</label><input id="f-${name}" name="${name}" ${type === 'date' ? ISO_DATE : html`type="${type}"`} value="${q[name] ?? ''}"></div>`;
     const body = html`<p class="toolbar"><a href="${base}/rules">Inbound rules</a></p>
 <form method="get" class="filters" aria-label="Filters">
   ${text('recipient', 'Recipient')}${text('fromemail', 'From')}${text('subject', 'Subject')}${text('mailboxhash', 'MailboxHash')}${text('tag', 'Tag')}

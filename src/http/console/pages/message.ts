@@ -8,6 +8,8 @@ import { page, when } from '../layout.js';
 import type { ConsoleRouter, PageCall } from '../router.js';
 import { checksSection, checkTab } from './message-checks.js';
 import { createLinkChecker, type LinkCheckResponse } from '../../../domain/message-checks/link-check.js';
+import { outcomeOf } from '../../../domain/messages/outcome.js';
+import { outcomeBadge } from '../outcome-badge.js';
 
 /**
  * The policy of a message body: no script at all (also the `sandbox` directive, should the frame be opened
@@ -29,10 +31,30 @@ const LABELS: Record<string, string> = {
   SpamComplaint: 'Spam complaint',
 };
 
+/**
+ * A detail's value in words: an object with a Name (Client, OS, Platform) by its name and version, other
+ * objects (Geo) as "Key value" pairs, lists joined; empty objects and values are left out by detailList.
+ */
+function readable(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (Array.isArray(v)) return v.map(readable).filter(Boolean).join(', ');
+  if (typeof v !== 'object') return String(v);
+  const o = v as Record<string, unknown>;
+  if (typeof o.Name === 'string') return [o.Name, o.Version, o.Company ? `(${readable(o.Company)})` : ''].filter((x) => typeof x === 'string' && x !== '').join(' ');
+  return Object.entries(o)
+    .map(([k, x]) => [k, readable(x)] as const)
+    .filter(([, x]) => x !== '')
+    .map(([k, x]) => `${k} ${x}`)
+    .join(', ');
+}
+
 function detailList(details: Record<string, unknown>): Html {
-  const entries = Object.entries(details).filter(([, v]) => v !== null && v !== '' && v !== undefined);
+  const entries = Object.entries(details)
+    .filter(([, v]) => v !== null && v !== undefined && v !== '')
+    .map(([k, v]) => [k, k === 'TLS' ? tlsLine(v) : readable(v)] as const)
+    .filter(([, v]) => v !== '');
   if (entries.length === 0) return html``;
-  return html`<dl class="details">${entries.map(([k, v]) => html`<dt>${k}</dt><dd>${k === 'TLS' ? tlsLine(v) : typeof v === 'object' ? JSON.stringify(v) : String(v)}</dd>`)}</dl>`;
+  return html`<dl class="details">${entries.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`;
 }
 
 /** Details.TLS of a delivery attempt in words: "TLSv1.3 (cipher), certificate verified; MTA-STS enforce". */
@@ -57,8 +79,17 @@ export function registerMessage(r: ConsoleRouter, ctx: AppContext): void {
     const images = c.query.images === '1';
     const mobile = c.query.width === 'mobile';
     const base = `/console/s/${c.server.id}/messages/${m.MessageID}`;
-    const attachments = await ctx.db.selectFrom('message_attachments').select(['name', 'content_type', 'size']).where('message_id', '=', m.MessageID).orderBy('position').execute();
+    const attachments = await ctx.db
+      .selectFrom('message_attachments')
+      .select(['position', 'name', 'content_type', 'size', (eb) => eb('content', 'is not', null).as('kept')])
+      .where('message_id', '=', m.MessageID)
+      .orderBy('position')
+      .execute();
     const recipients = m.Recipients.length ? m.Recipients : [''];
+    const outcome = outcomeOf(
+      { id: m.MessageID, status: m.Status, sandbox: m.Sandboxed, recipients: m.Recipients.length },
+      m.Timeline.map((e) => ({ type: e.Type, recipient: e.Recipient, bounceType: typeof e.Details.Type === 'string' ? e.Details.Type : undefined })),
+    );
     const timeline = recipients.map((rcpt) => {
       const events = m.Timeline.filter((e) => e.Recipient === rcpt || e.Recipient === '');
       return html`<section class="timeline" aria-label="Timeline of ${rcpt}"><h3>${rcpt}</h3><ol>${events.map(
@@ -69,7 +100,7 @@ export function registerMessage(r: ConsoleRouter, ctx: AppContext): void {
 <dl class="summary">
   <dt>From</dt><dd>${m.From}</dd><dt>To</dt><dd>${m.To.map((t) => (t.Name ? `${t.Name} <${t.Email}>` : t.Email)).join(', ')}</dd>
   ${m.Cc.length ? html`<dt>Cc</dt><dd>${m.Cc.map((t) => t.Email).join(', ')}</dd>` : ''}${m.Bcc.length ? html`<dt>Bcc</dt><dd>${m.Bcc.map((t) => t.Email).join(', ')}</dd>` : ''}
-  <dt>Received</dt><dd>${when(m.ReceivedAt)}</dd><dt>Status</dt><dd>${m.Status}${m.Sandboxed ? ' (sandbox: kept, not sent)' : ''}</dd>
+  <dt>Received</dt><dd>${when(m.ReceivedAt)}</dd><dt>Status</dt><dd>${outcomeBadge(outcome)}${m.Sandboxed ? html` <span class="muted">(sandbox: kept here, never sent)</span>` : ''}</dd>
   <dt>Stream</dt><dd>${m.MessageStream}</dd><dt>Tag</dt><dd>${m.Tag}</dd><dt>Message ID</dt><dd><code>${m.MessageID}</code></dd>
   ${Object.keys(m.Metadata).length ? html`<dt>Metadata</dt><dd>${Object.entries(m.Metadata).map(([k, v]) => html`<span class="kv"><code>${k}</code> = ${v}</span> `)}</dd>` : ''}
 </dl>
@@ -89,7 +120,7 @@ ${
 <details><summary>Headers as sent</summary><pre>${m.Body ? headerBlock(m.Body) : 'Not composed yet (the message is still queued).'}</pre></details>
 <details><summary>Raw source as sent (signed; attachment content left out)</summary><div class="toolbar"><button type="button" data-copy="#raw-source">Copy</button></div><pre id="raw-source">${m.Body || 'Not composed yet.'}</pre></details>
 <h2>Attachments</h2>
-${attachments.length ? html`<ul class="attachments">${attachments.map((a) => html`<li>${a.name} <span class="muted">(${a.content_type}, ${a.size.toLocaleString('en')} bytes)</span></li>`)}</ul>` : html`<p class="muted">None.</p>`}
+${attachments.length ? html`<ul class="attachments">${attachments.map((a) => html`<li>${a.kept ? html`<a href="${base}/attachments/${a.position}" download>${a.name}</a>` : a.name} <span class="muted">(${a.content_type}, ${a.size.toLocaleString('en')} bytes)</span></li>`)}</ul>` : html`<p class="muted">None.</p>`}
 ${await checksSection(ctx, c, m, linkCheck ? { tab: 'links', ...linkCheck } : { tab: checkTab(c.query.check) })}`;
     return page(c.frame(m.Subject || '(no subject)', 'activity'), body);
   };

@@ -6,7 +6,7 @@ import { daySeries, outboundOverview } from '../../../domain/stats/reports.js';
 import { listStreams } from '../../../domain/streams/list-streams.js';
 import { DAY_MS, moscowDay } from '../../../infra/time.js';
 import { html, trusted } from '../html.js';
-import { page } from '../layout.js';
+import { page, ISO_DATE } from '../layout.js';
 import type { ConsoleRouter } from '../router.js';
 
 const MAX_DAYS = 400;
@@ -54,8 +54,8 @@ export function registerStats(r: ConsoleRouter, ctx: AppContext): void {
     const json = trusted(JSON.stringify(data).replace(/</g, '\\u003c'));
     const figure = (label: string, value: string | number) => html`<div class="figure"><span class="value">${value}</span><span class="label">${label}</span></div>`;
     const body = html`<form method="get" class="filters" aria-label="Range">
-  <div class="field"><label for="st-from">From</label><input id="st-from" type="date" name="fromdate" value="${f.fromdate}"></div>
-  <div class="field"><label for="st-to">To</label><input id="st-to" type="date" name="todate" value="${f.todate}"></div>
+  <div class="field"><label for="st-from">From</label><input id="st-from" ${ISO_DATE} name="fromdate" value="${f.fromdate}"></div>
+  <div class="field"><label for="st-to">To</label><input id="st-to" ${ISO_DATE} name="todate" value="${f.todate}"></div>
   <div class="field"><label for="st-tag">Tag</label><input id="st-tag" name="tag" value="${q.tag ?? ''}"></div>
   <div class="field"><label for="st-stream">Stream</label><select id="st-stream" name="stream"><option value="">all</option>${streams.map((s) => html`<option value="${s.id}"${q.stream === s.id ? html` selected` : ''}>${s.name}</option>`)}</select></div>
   <div class="field"><button type="submit">Show</button></div></form>

@@ -5,7 +5,7 @@ import { createStream } from '../../../domain/streams/create-stream.js';
 import { listStreams } from '../../../domain/streams/list-streams.js';
 import { updateStream } from '../../../domain/streams/update-stream.js';
 import { html } from '../html.js';
-import { csrf, page, when } from '../layout.js';
+import { csrf, page, when, whenText } from '../layout.js';
 import { redirectWith, type ConsoleRouter } from '../router.js';
 
 export function registerStreams(r: ConsoleRouter, ctx: AppContext): void {
@@ -43,7 +43,7 @@ ${admin ? html`<h2>New stream</h2><form method="post" action="${base}/create" cl
   });
   r.action('/console/s/:sid/streams/:id/archive', async (c) => {
     const s = await archiveStream(ctx, c.server.id, c.params.id!);
-    return redirectWith(c.reply, back(c.server.id), { notice: `Stream ${s.id} archived; it can be restored until ${when(s.expected_purge_at)}.` });
+    return redirectWith(c.reply, back(c.server.id), { notice: `Stream ${s.id} archived; it can be restored until ${whenText(s.expected_purge_at)}.` });
   });
   r.action('/console/s/:sid/streams/:id/restore', async (c) => {
     const s = await unarchiveStream(ctx, c.server.id, c.params.id!);

@@ -1,6 +1,6 @@
 // One message through Mailpit's API: its summary (which marks it read, as Mailpit's does), headers, raw
-// source, parts, the HTML and text views, and the operations mailroom answers with a reason: part downloads
-// (attachment content is not stored), release and chaos (a Sandbox message is never delivered). `latest`
+// source, parts (a Sandbox message's attachments; a Live message's content is gone once sent), the HTML and
+// text views, and the operations mailroom answers with a reason: release and chaos (a Sandbox message is never delivered). `latest`
 // stands for the newest message, of a search when ?query= is given. Plus send, through the accepting path.
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../../domain/app-context.js';
@@ -11,6 +11,7 @@ import { setRead } from '../../../domain/mailpit/read-state.js';
 import { sendMessage } from '../../../domain/mailpit/send.js';
 import { headerMap, loadMessages, messageSummary, type LoadedMessage } from '../../../domain/mailpit/view.js';
 import { MAX_SINGLE_REQUEST_BYTES } from '../../../domain/accepting/limits.js';
+import { attachmentBytes, contentDisposition, partPosition } from '../../../domain/mailpit/attachment-part.js';
 import type { App } from '../../types.js';
 import { jsonBody, MailpitRefusal, notFound, queryOf, serverOf, type Query } from './request.js';
 
@@ -57,16 +58,28 @@ export function registerMessageRoutes(s: App, ctx: AppContext): void {
     return m.raw;
   });
 
-  const partMissing = async (req: { params: { id: string; part: string }; query: unknown }, reply: FastifyReply, server: MailpitServer) => {
+  // A part's bytes (a Sandbox message keeps them for its retention). The sender chose name and type: the
+  // answer is a download, sandboxed and never sniffed, whatever the type says.
+  const part = async (req: { params: { id: string; part: string }; query: unknown }, reply: FastifyReply, server: MailpitServer, thumb: boolean) => {
     const m = await load(req, reply, server);
     if (!m) return reply;
-    return notFound(
-      reply,
-      `Attachment content is not stored: mailroom keeps each attachment's name, type, size and checksums (MD5, SHA1, SHA256 in the message summary), never its bytes, so part ${req.params.part} cannot be downloaded.`,
-    );
+    const position = partPosition(req.params.part);
+    const found = position === null ? null : await attachmentBytes(ctx.db, m.row.id, position);
+    if (found === null) return notFound(reply, `part ${req.params.part} not found`);
+    if (found === 'gone') {
+      return notFound(
+        reply,
+        `Attachment content is not stored: a Live server's message keeps each attachment's name, type, size and checksums (MD5, SHA1, SHA256 in the message summary), not its bytes, once it was sent, so part ${req.params.part} cannot be downloaded. A Sandbox server's messages keep them.`,
+      );
+    }
+    // Mailpit makes a thumbnail of an image only; mailroom answers with the image itself (no image library).
+    if (thumb && !found.contentType.startsWith('image/')) return notFound(reply, `part ${req.params.part} is not an image`);
+    reply.header('content-security-policy', "default-src 'none'; sandbox");
+    reply.header('content-disposition', contentDisposition(thumb ? 'inline' : 'attachment', found.name));
+    return reply.type(found.contentType).send(found.content);
   };
-  s.get<{ Params: { id: string; part: string } }>('/api/v1/message/:id/part/:part', async (req, reply) => partMissing(req, reply, serverOf(req)));
-  s.get<{ Params: { id: string; part: string } }>('/api/v1/message/:id/part/:part/thumb', async (req, reply) => partMissing(req, reply, serverOf(req)));
+  s.get<{ Params: { id: string; part: string } }>('/api/v1/message/:id/part/:part', async (req, reply) => part(req, reply, serverOf(req), false));
+  s.get<{ Params: { id: string; part: string } }>('/api/v1/message/:id/part/:part/thumb', async (req, reply) => part(req, reply, serverOf(req), true));
 
   s.post<{ Params: { id: string } }>('/api/v1/message/:id/release', async (req, reply) => {
     const m = await load(req, reply, serverOf(req));

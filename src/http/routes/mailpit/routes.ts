@@ -32,6 +32,11 @@ export default async function mailpitRoutes(app: App, ctx: AppContext): Promise<
       // Bodies are small JSON (the app's 1 MB limit); send carries attachments (POST /email's, message-routes.ts).
       s.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
       s.addHook('onRequest', async (req, reply) => {
+        // Mailpit's web UI is at its root: a browser opening /mailpit/ is sent to the console's inbox (signing in
+        // there), not asked for the API's Basic credentials.
+        if (req.method === 'GET' && /^\/mailpit\/?(\?|$)/.test(req.url) && (req.headers.accept ?? '').includes('text/html')) {
+          return reply.redirect('/console/inbox', 302);
+        }
         const access = await mailpitAccess(ctx, tokens, req.headers.authorization);
         if (access.ok) {
           req.mailpitServer = access.server;

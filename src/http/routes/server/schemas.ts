@@ -27,6 +27,9 @@ export const ServerSettingsFields = {
       description: 'mailroom extension: name of an IP pool of MAILROOM_IP_POOLS the server\'s mail leaves from; "" for none. Unknown name: 422, ErrorCode 403.',
     }),
   ),
+  SandboxAcceptsAnyFrom: Type.Optional(
+    Type.Boolean({ description: 'mailroom extension: a Sandbox server takes mail from any From address, no sender signature needed (nothing it takes is sent). Default false.' }),
+  ),
 };
 
 export const ServerSettingsBody = Type.Optional(Type.Object(ServerSettingsFields));

@@ -29,5 +29,7 @@ export interface ServersTable {
   retention_days: WithDefault<number>;
   /** Name of a MAILROOM_IP_POOLS pool the server's mail leaves from; null: none (migration 0021). */
   ip_pool: WithDefault<string | null>;
+  /** 1: a Sandbox server takes any From address, no sender signature needed (migration 0034). */
+  sandbox_any_from: WithDefault<number>;
   created_at: number;
 }
