@@ -8,6 +8,9 @@ export const ErrorCode = {
   NotFound: 12,
   InvalidPaginationKey: 13,
   Maintenance: 100,
+  /** No capacity for the work now (every worker thread busy): 503 with Retry-After. The hosted service's
+   * 100, which its clients already treat as "try again later". */
+  ServiceBusy: 100,
   InvalidEmailRequest: 300,
   SenderSignatureNotFound: 400,
   SenderSignatureNotConfirmed: 401,
