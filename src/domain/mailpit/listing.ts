@@ -41,7 +41,7 @@ async function searchPass(ctx: AppContext, server: MailpitServer, terms: Term[],
     .execute()) as Array<{ id: string; r: number }>;
   const limit = Math.min(p.limit, MAX_LIMIT);
   const ids = rows.slice(p.start, p.start + limit).map((r) => r.id);
-  return { n: rows.length, unread: rows.filter((r) => Number(r.r) !== 1).length, messages: (await loadMessages(ctx, server, ids)).map((m) => listItem(ctx, m)) };
+  return { n: rows.length, unread: rows.filter((r) => Number(r.r) !== 1).length, messages: (await loadMessages(ctx, server, ids, { list: true })).map((m) => listItem(ctx, m)) };
 }
 
 async function page(ctx: AppContext, server: MailpitServer, p: Paging) {
@@ -56,7 +56,7 @@ async function page(ctx: AppContext, server: MailpitServer, p: Paging) {
       .offset(p.start)
       .execute()
   ).map((r) => (r as { id: string }).id);
-  return (await loadMessages(ctx, server, ids)).map((m) => listItem(ctx, m));
+  return (await loadMessages(ctx, server, ids, { list: true })).map((m) => listItem(ctx, m));
 }
 
 /** GET /api/v1/messages (terms empty) and GET /api/v1/search. */

@@ -32,6 +32,7 @@ import * as m0030 from './0030-bulk-messages-order.js';
 import * as m0031 from './0031-mailpit-state.js';
 import * as m0032 from './0032-dmarc-reports.js';
 import * as m0033 from './0033-inbound-hook-responses.js';
+import * as m0037 from './0037-message-size.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -65,4 +66,5 @@ export const migrations: Record<string, Migration> = {
   '0031-mailpit-state': m0031,
   '0032-dmarc-reports': m0032,
   '0033-inbound-hook-responses': m0033,
+  '0037-message-size': m0037,
 };
