@@ -14,7 +14,14 @@ const LARGE = `<html><head><style>.c{display:flex;margin:1em} td>p{color:red}</s
 
 /** The real pool, counting the tasks it was given. */
 function counted(pool: ThreadPool): CheckThreads & { calls: number } {
-  const s = { threads: pool.threads, calls: 0, run: ((...a: Parameters<ThreadPool['run']>) => (s.calls++, pool.run(...a))) as ThreadPool['run'] };
+  const s: CheckThreads & { calls: number } = {
+    threads: pool.threads,
+    calls: 0,
+    run: (...a) => {
+      s.calls++;
+      return pool.run(...a);
+    },
+  };
   return s;
 }
 
