@@ -4,13 +4,22 @@
 // and everything else, so that a customer's host never serves another account's console or API.
 // One onRequest hook, registered before authentication (a 404 there, not a 401). Routing has already
 // happened, so the check is on the matched route template, which the router's case-insensitivity and
-// trailing-slash tolerance cannot slip past.
+// trailing-slash tolerance cannot slip past. The hook marks a request to such a host (request.trackingHost),
+// and the link routes then serve only the links of mail that carries this host (servesTrackingLink): a
+// token is signed for a message, not for a host, and one customer's host must not redirect for another's.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { AppContext } from '../domain/app-context.js';
-import { verifiedTrackingHosts } from '../domain/domains/tracking-domain.js';
+import { isTrackingHostOf, verifiedTrackingHosts } from '../domain/domains/tracking-domain.js';
 import { ErrorCode } from '../domain/errors.js';
 import { CLICK_PATH, OPEN_PATH } from '../domain/tracking/tokens.js';
 import type { App } from './types.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The verified custom tracking host the request came to; null on mailroom's own host (and any other). */
+    trackingHost: string | null;
+  }
+}
 
 /** How long the set of verified hosts is trusted; a host verified in another process is seen within this. */
 export const TRACKING_HOSTS_TTL_MS = 10_000;
@@ -60,14 +69,26 @@ function requestHost(req: FastifyRequest): string {
   return req.hostname.toLowerCase().replace(/\.$/, '');
 }
 
+/**
+ * Whether the link of `messageId` may be served on this request's host: always on mailroom's own host, and on
+ * a custom tracking host only for mail whose links carry that host.
+ */
+export async function servesTrackingLink(ctx: AppContext, req: FastifyRequest, messageId: string): Promise<boolean> {
+  return req.trackingHost === null || (await isTrackingHostOf(ctx, req.trackingHost, messageId));
+}
+
 export function registerTrackingHostGuard(app: App, ctx: AppContext): void {
+  app.decorateRequest('trackingHost', null);
   const cache = new TrackingHostCache(ctx);
   const publicHost = new URL(ctx.config.publicUrl).hostname.toLowerCase();
   const check = (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    if (cache.has(requestHost(req)) && !ALLOWED.has(req.routeOptions.url ?? '')) {
+    const host = requestHost(req);
+    if (!cache.has(host)) return done();
+    if (!ALLOWED.has(req.routeOptions.url ?? '')) {
       reply.status(404).send({ ErrorCode: ErrorCode.NotFound, Message: 'Not found.' });
       return;
     }
+    req.trackingHost = host;
     done();
   };
   // A callback hook: the common case (mailroom's own host, or a fresh set) costs no promise.

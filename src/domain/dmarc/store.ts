@@ -11,15 +11,21 @@
 // A malformed or hostile file is stored as refused, with its reason, and answered 250 all the same: the
 // reason is where the operator and the domain's owner can read it, while a 554 would only reach the
 // reporter's no-reply mailbox (or a forged envelope sender as backscatter) and tell nobody who can act.
+//
+// Nothing a stranger sends holds the event loop: the message is read on a parser thread (read-task.ts; a full
+// pool answers 451 like any inbound mail), and the records are written in chunks with a turn of the loop
+// between them.
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { DAY_MS } from '../../infra/time.js';
-import { ArchiveError, reportXml } from './archive.js';
-import { reportFiles } from './extract.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { PoolFull, WorkerLost, taskModule } from '../../infra/threads/pool.js';
+import { ParsersBusy } from '../inbound/receive.js';
+import type { Read } from './read-task.js';
 import type { DmarcTarget } from './report-address.js';
-import { ReportError, parseReport, type DmarcReport } from './report.js';
+import type { DmarcReport } from './report.js';
 
 export interface DmarcOutcome {
   address: string;
@@ -32,17 +38,18 @@ export interface DmarcOutcome {
   records?: number;
 }
 
-/** A file read: the report, or why it was refused. */
-type Read = { name: string; digest: string; report: DmarcReport } | { name: string; digest: string; refused: string };
-
 const RECORD_CHUNK = 500;
+const READ_TASK = taskModule(import.meta.url, 'read-task');
 
-function readFile(name: string, bytes: Buffer): Read {
-  const digest = createHash('sha256').update(bytes).digest('hex');
+/** The message's reports read on a parser thread (read-task.ts); the pool's refusals become the listener's. */
+async function readOnThread(ctx: AppContext, raw: Buffer): Promise<Read[]> {
   try {
-    return { name, digest, report: parseReport(reportXml(bytes)) };
+    return await ctx.threads.run<Read[]>(READ_TASK, 'readReports', raw);
   } catch (err) {
-    if (err instanceof ReportError || err instanceof ArchiveError) return { name, digest, refused: err.message };
+    if (err instanceof PoolFull) throw new ParsersBusy(err.message);
+    if (err instanceof WorkerLost && err.shared) throw new ParsersBusy(`A parser thread failed while it read this message and others; try again: ${err.message}`);
+    // Its heap limit or time budget: the same bytes would fail the same way again; kept as refused.
+    if (err instanceof WorkerLost) return [{ name: '', digest: createHash('sha256').update(raw).digest('hex'), refused: `the message could not be read within the parser's limits (${err.message})` }];
     throw err;
   }
 }
@@ -59,11 +66,7 @@ async function ownerOf(trx: Kysely<Database>, target: DmarcTarget, policyDomain:
 const json = (v: unknown) => JSON.stringify(v);
 
 export async function takeInDmarc(ctx: AppContext, raw: Buffer, remoteIp: string, targets: DmarcTarget[]): Promise<DmarcOutcome[]> {
-  // A message postal-mime cannot read is refused like a bad file: stored with the reason, answered 250.
-  const files = await reportFiles(raw).catch(() => null);
-  const whole = (refused: string): Read[] => [{ name: '', digest: createHash('sha256').update(raw).digest('hex'), refused }];
-  const reads: Read[] =
-    files === null ? whole('the message cannot be read as MIME') : files.length ? files.map((f) => readFile(f.name, f.bytes)) : whole('the message holds no report file (XML, gzip or zip)');
+  const reads = await readOnThread(ctx, raw);
   const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
     const out: DmarcOutcome[] = [];
@@ -134,5 +137,8 @@ async function insertRecords(trx: Kysely<Database>, reportId: number, domainId: 
       reasons: json(x.reasons),
     }));
     await trx.insertInto('dmarc_records').values(rows).execute();
+    // SQLite runs each statement on the event loop: a turn between chunks lets it answer other requests
+    // (a report of 200,000 records is 400 chunks). Other database work waits for the transaction as before.
+    await nextTurn();
   }
 }

@@ -95,3 +95,29 @@ export async function isVerifiedTrackingHost(ctx: AppContext, host: string): Pro
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/**
+ * Whether `host` (a verified tracking host, lowercased) is the tracking host of the mail `messageId`: the one
+ * delivery put in its links (trackingBaseUrl: the From domain of the message's account). A signed token is
+ * genuine on every host, so without this a customer's branded host would redirect to, count and unsubscribe
+ * for any other account's mail (an open redirect under their name). A message gone by retention cannot be
+ * placed, so its links answer only on the public host.
+ */
+export async function isTrackingHostOf(ctx: AppContext, host: string, messageId: string): Promise<boolean> {
+  const m = await ctx.db
+    .selectFrom('messages')
+    .innerJoin('servers', 'servers.id', 'messages.server_id')
+    .select(['servers.account_id', 'messages.from_email'])
+    .where('messages.id', '=', messageId)
+    .executeTakeFirst();
+  if (!m) return false;
+  const row = await ctx.db
+    .selectFrom('domains')
+    .select('id')
+    .where('account_id', '=', m.account_id)
+    .where('name', '=', emailDomain(m.from_email))
+    .where('custom_tracking_domain', '=', host)
+    .where('custom_tracking_verified', '=', 1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

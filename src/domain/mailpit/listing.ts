@@ -56,7 +56,7 @@ async function page(ctx: AppContext, server: MailpitServer, q: Ordered, p: Pagin
   const limit = Math.min(p.limit, MAX_LIMIT);
   if (limit === 0) return [];
   const ids = (await newestFirst(q.select('messages.id')).limit(limit).offset(p.start).execute()).map((r) => (r as { id: string }).id);
-  return (await loadMessages(ctx, server, ids)).map((m) => listItem(ctx, m));
+  return (await loadMessages(ctx, server, ids, { list: true })).map((m) => listItem(ctx, m));
 }
 
 /** GET /api/v1/messages (terms empty) and GET /api/v1/search. */

@@ -15,6 +15,7 @@ import { composeInputOf, messageIdHeader } from '../delivery/compose-input.js';
 import { recipientsOf } from '../messages/view.js';
 import type { MailpitServer } from './filters.js';
 import { readFlags } from './read-state.js';
+import { attachmentBytes, sizesOf } from './size.js';
 import { snippet } from './snippet.js';
 import { tagsOf } from './tags.js';
 
@@ -36,8 +37,10 @@ export interface LoadedMessage {
   recipients: Array<{ kind: string; email: string; name: string }>;
   read: boolean;
   tags: string[];
+  /** The source ('' when loaded for a list, which reads no source). */
   raw: string;
   attachments: StoredAttachment[];
+  size: number;
 }
 
 function mailbox(raw: string): Address {
@@ -67,8 +70,11 @@ function rawOf(ctx: AppContext, row: Selectable<MessagesTable>, recipients: Load
   return composeMime(composeInputOf(ctx, row, recipients, files), false).toString('utf8');
 }
 
-/** These messages of the server, in the order given (missing and other servers' ids left out). */
-export async function loadMessages(ctx: AppContext, server: MailpitServer, ids: string[]): Promise<LoadedMessage[]> {
+/**
+ * These messages of the server, in the order given (missing and other servers' ids left out). `list`: for a
+ * list page, which shows no source: none is composed, and the sizes come from size.ts.
+ */
+export async function loadMessages(ctx: AppContext, server: MailpitServer, ids: string[], o: { list?: boolean } = {}): Promise<LoadedMessage[]> {
   if (ids.length === 0) return [];
   // By primary key only (see messages/search.ts): the server is checked on the rows.
   const [rows, recipients, state] = await Promise.all([ctx.db.selectFrom('messages').selectAll().where('id', 'in', ids).execute(), recipientsOf(ctx, ids), readFlags(ctx, ids)]);
@@ -80,13 +86,14 @@ export async function loadMessages(ctx: AppContext, server: MailpitServer, ids: 
     const rcpts = recipients.get(id) ?? [];
     const attachments = fromJson<StoredAttachment[]>(row.attachments, []);
     const s = state.get(id);
-    out.push({ row, recipients: rcpts, read: s?.read ?? false, tags: tagsOf(row.tag, s?.tags), raw: rawOf(ctx, row, rcpts, attachments), attachments });
+    const raw = o.list ? '' : rawOf(ctx, row, rcpts, attachments);
+    const size = o.list ? 0 : Buffer.byteLength(raw) + attachmentBytes({ attachments });
+    out.push({ row, recipients: rcpts, read: s?.read ?? false, tags: tagsOf(row.tag, s?.tags), raw, attachments, size });
   }
+  if (o.list) (await sizesOf(ctx, out)).forEach((n, i) => (out[i]!.size = n));
   return out;
 }
 
-/** Mailpit's Size: the bytes of the source, with the attachments' own bytes (left out of the source) added. */
-const sizeOf = (m: LoadedMessage) => Buffer.byteLength(m.raw) + m.attachments.reduce((n, a) => n + (a.ContentLength || 0), 0);
 const headerMessageId = (ctx: AppContext, m: LoadedMessage) => {
   const custom = fromJson<Array<{ Name: string; Value: string }>>(m.row.headers, []).find((h) => h.Name.trim().toLowerCase() === 'message-id');
   return (custom?.Value.trim() || messageIdHeader(ctx, m.row.id)).replace(/^<|>$/g, '');
@@ -108,7 +115,7 @@ export function listItem(ctx: AppContext, m: LoadedMessage) {
     Created: new Date(m.row.received_at).toISOString(),
     Username: '',
     Tags: m.tags,
-    Size: sizeOf(m),
+    Size: m.size,
     Attachments: m.attachments.filter((a) => !isInline(m, a)).length,
     Snippet: snippet(m.row.text_body, m.row.html_body),
   };
@@ -181,7 +188,7 @@ export function messageSummary(ctx: AppContext, m: LoadedMessage) {
     Username: '',
     Text: m.row.text_body ?? '',
     HTML: m.row.html_body ?? '',
-    Size: sizeOf(m),
+    Size: m.size,
     Inline: parts.filter((x) => isInline(m, x.a)).map((x) => x.p),
     Attachments: parts.filter((x) => !isInline(m, x.a)).map((x) => x.p),
   };

@@ -8,7 +8,7 @@ import { fromFlag, fromJson } from '../../infra/db/util.js';
 import { withIndexPlans } from '../../infra/db/planner.js';
 import { iso } from '../../infra/time.js';
 
-export type MessageRow = Omit<Selectable<MessagesTable>, 'html_body' | 'text_body' | 'mime' | 'bulk_id'>;
+export type MessageRow = Omit<Selectable<MessagesTable>, 'html_body' | 'text_body' | 'mime' | 'bulk_id' | 'size'>;
 
 /** Columns of a search item: everything but the bodies and the MIME source. */
 export const ITEM_COLUMNS = [

@@ -9,7 +9,10 @@
 // the day (at most 24 h after they expire, rowPurgeCutoff); on SQLite every server is purged exactly.
 //
 // Row deletion runs in small batches, each its own short transaction, so that sending (which needs the
-// database's write lock on SQLite, and row locks on PostgreSQL) never waits long behind a purge. Deleting a
+// database's write lock on SQLite, and row locks on PostgreSQL) never waits long behind a purge. A batch is
+// sized by the time the last one took (BATCH_TARGET_MS): SQLite runs statements on the event loop, where a
+// fixed 500 messages took two thirds of a second, and a cascade costs more or less by what each message
+// carries. There is no cap per server and run: a server sending millions a day would fall behind one. Deleting a
 // message removes its recipients, attachments, events, opens and clicks (deleteMessagesCascading: ON DELETE
 // CASCADE on SQLite, explicit deletes on PostgreSQL; each of those tables is indexed by message_id). One
 // worker runs it per period (infra/jobs/periodic-claim.ts), and it is idempotent: a run cut short is finished
@@ -21,10 +24,16 @@ import { dropPartitionsBefore, rowPurgeCutoff } from '../../infra/db/partitions.
 import { DAY_MS } from '../../infra/time.js';
 import { purgeDmarcReports } from '../dmarc/retention.js';
 
+/** The largest batch; the first is BATCH_FIRST, the next ones sized to take about BATCH_TARGET_MS each. */
 export const RETENTION_BATCH = 500;
-/** At most this many batches per server per run; the rest waits for the next run. */
-export const RETENTION_MAX_BATCHES = 40;
+const BATCH_FIRST = 50;
+const BATCH_MIN = 5;
+/** A batch's time, held on the event loop on SQLite: well under the 50 ms any one piece of work may take. */
+export const BATCH_TARGET_MS = 20;
 export const RETENTION_EVERY_MS = 15 * 60_000;
+
+/** The next batch size from the last one's size and time. */
+export const nextBatch = (size: number, ms: number): number => Math.max(BATCH_MIN, Math.min(RETENTION_BATCH, Math.floor((size * BATCH_TARGET_MS) / Math.max(ms, 1))));
 
 export interface PurgeCounts {
   /** Messages deleted row by row (those in dropped partitions are not counted). */
@@ -41,8 +50,8 @@ const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** The tables retention deletes from, each with the time that ages its rows. */
 const AGED = { messages: 'received_at', bounces: 'bounced_at' } as const;
 
-/** Deletes up to `maxBatches` batches of rows older than `cutoff` matching `scope` (a server, or a server's
- * stream), oldest first, each batch its own transaction; returns how many were deleted. */
+/** Deletes the rows older than `cutoff` matching `scope` (a server, or a server's stream), oldest first, in
+ * batches (at most `maxBatches`), each its own transaction; returns how many were deleted. */
 async function deleteBefore(
   ctx: AppContext,
   table: keyof typeof AGED,
@@ -55,10 +64,12 @@ async function deleteBefore(
   const db = ctx.db as unknown as Kysely<Record<string, { id: string | number; server_id: number; stream_id: string; received_at: number; bounced_at: number }>>;
   const at = AGED[table];
   let deleted = 0;
+  let size = BATCH_FIRST;
   for (let i = 0; i < maxBatches; i++) {
+    const started = performance.now();
     let q = db.selectFrom(table).select('id').where('server_id', '=', scope.server_id);
     if (scope.stream_id !== undefined) q = q.where('stream_id', '=', scope.stream_id);
-    const ids = await q.where(at, '<', cutoff).orderBy(at).limit(RETENTION_BATCH).execute();
+    const ids = await q.where(at, '<', cutoff).orderBy(at).limit(size).execute();
     if (ids.length === 0) break;
     if (table === 'messages') {
       deleted += await deleteMessagesCascading(ctx.db, ids.map((r) => String(r.id)), scope.server_id);
@@ -74,7 +85,8 @@ async function deleteBefore(
         .executeTakeFirst();
       deleted += Number(done.numDeletedRows);
     }
-    if (ids.length < RETENTION_BATCH) break;
+    if (ids.length < size) break;
+    size = nextBatch(size, performance.now() - started);
     await pause();
   }
   return deleted;
@@ -85,7 +97,7 @@ async function deleteBefore(
  * (server_id, stream_id, received_at, id) for search: a per-server time index would be one more B-tree
  * written by every accepted message (migration 0012 dropped it). Archived streams are included; a stream's
  * row outlives its messages (the stream purge deletes the messages first). */
-export async function deleteMessagesBefore(ctx: AppContext, serverId: number, cutoff: number, maxBatches = RETENTION_MAX_BATCHES): Promise<number> {
+export async function deleteMessagesBefore(ctx: AppContext, serverId: number, cutoff: number, maxBatches = Infinity): Promise<number> {
   const streams = await ctx.db.selectFrom('message_streams').select('id').where('server_id', '=', serverId).execute();
   let deleted = 0;
   for (const s of streams) deleted += await deleteBefore(ctx, 'messages', { server_id: serverId, stream_id: s.id }, cutoff, maxBatches);
@@ -109,7 +121,7 @@ export async function purgeExpired(ctx: AppContext, now: number): Promise<PurgeC
     try {
       const cutoff = now - s.retention_days * DAY_MS;
       counts.messages += await deleteMessagesBefore(ctx, s.id, rowPurgeCutoff(ctx.db, cutoff, s.retention_days === longest));
-      counts.bounces += await deleteBefore(ctx, 'bounces', { server_id: s.id }, cutoff, RETENTION_MAX_BATCHES);
+      counts.bounces += await deleteBefore(ctx, 'bounces', { server_id: s.id }, cutoff, Infinity);
     } catch (err) {
       // One server's failure (a deleted server, a lock timeout) must not stop the others.
       ctx.logger.error({ err, serverId: s.id }, 'retention purge failed for a server');

@@ -184,6 +184,23 @@ describe('DMARC aggregate reports', () => {
     assert.equal(big.MessageCount, 3003);
   });
 
+  it('reads a report on a parser thread and stores its records in chunks', async () => {
+    const tasks: string[] = [];
+    const run = s.ctx.threads.run.bind(s.ctx.threads);
+    s.ctx.threads.run = ((module: string, ...rest: unknown[]) => (tasks.push(module), (run as (...a: unknown[]) => Promise<unknown>)(module, ...rest))) as typeof run;
+    try {
+      const file = { name: 'google.com!example.com!1!2.xml.gz', bytes: gzipSync(reportXmlOf({ records: 20_000, reportId: 'threaded' })) };
+      assert.ok((await deliverReport(s, rua, reportMail(file, { to: rua }))).ok);
+    } finally {
+      s.ctx.threads.run = run;
+    }
+    assert.equal(tasks.filter((t) => t.includes('dmarc/read-task')).length, 1, 'read on a parser thread');
+    const stored = (await reports()).Reports.find((r: any) => r.ReportID === 'threaded');
+    assert.equal(stored.RecordCount, 20_000);
+    const rows = await s.ctx.db.selectFrom('dmarc_records').select((eb) => eb.fn.countAll<number>().as('n')).where('report_id', '=', stored.ID).executeTakeFirstOrThrow();
+    assert.equal(Number(rows.n), 20_000);
+  });
+
   it('deletes reports past MAILROOM_DMARC_RETENTION_DAYS', async () => {
     assert.ok((await reports()).TotalCount > 0);
     s.clock.advance(181 * 86_400_000);

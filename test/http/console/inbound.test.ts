@@ -213,4 +213,22 @@ describe('console: inbound', () => {
     assert.equal((await admin.request('POST', theirs(`/inbound/rules/${ruleId}/remove`), { _csrf: admin.csrf })).status, 422); // the API's answer to another server's rule id
     assert.equal((await t.s.request('GET', '/triggers/inboundrules?count=50&offset=0')).body.TotalCount, 1);
   });
+
+  it('cuts a large text body on the message page and links to the whole as plain text', async () => {
+    const text = `${'<&> a long line of a forwarded log\n'.repeat(120_000)}THE END`;
+    const sent = await sendInbound(t.s, { to: t.address, subject: 'Huge inbound', text });
+    assert.ok(sent.ok, sent.response);
+    const id = idOf(sent);
+    const page = await admin.get(at(`/inbound/messages/${id}`));
+    assert.equal(page.status, 200);
+    assert.ok(page.text.length < 600_000, `the page is ${page.text.length} characters`);
+    assert.doesNotMatch(page.text, /THE END/);
+    assert.match(page.text, /Showing the first 65,536 of [\d,]+ characters/);
+    assert.match(page.text, new RegExp(`href="/console/s/${t.s.serverId}/inbound/messages/${id}/text"`));
+    const whole = await admin.get(at(`/inbound/messages/${id}/text`));
+    assert.equal(whole.status, 200);
+    assert.match(whole.headers.get('content-type')!, /^text\/plain/);
+    assert.match(whole.text, /THE END\s*$/);
+    assert.ok(whole.text.length > 4_000_000);
+  });
 });

@@ -58,6 +58,30 @@ describe('console pages', () => {
     assert.equal(body.headers.get('x-frame-options'), 'SAMEORIGIN');
   });
 
+  it('cuts a large body on the message page and links to the whole as plain text', async () => {
+    // 5 MB of text, every character escaped on the page before: the page grew to twice the message.
+    const text = `${'<&> line of a very long report\n'.repeat(160_000)}THE END`;
+    const id = await send({ To: 'huge@dest.example', Subject: 'Huge', TextBody: text });
+    await s.drain();
+    const page = await c.get(`/console/s/${s.serverId}/messages/${id}`);
+    assert.equal(page.status, 200);
+    assert.ok(page.text.length < 600_000, `the page is ${page.text.length} characters`);
+    assert.doesNotMatch(page.text, /THE END/);
+    assert.match(page.text, new RegExp(`Showing the first 65,536 of ${text.length.toLocaleString("en")} characters`));
+    const whole = await c.get(`/console/s/${s.serverId}/messages/${id}/text`);
+    assert.equal(whole.status, 200);
+    assert.match(whole.headers.get('content-type')!, /^text\/plain/);
+    assert.equal(whole.text, text);
+    const raw = await c.get(`/console/s/${s.serverId}/messages/${id}/raw`);
+    assert.match(raw.headers.get('content-type')!, /^text\/plain/);
+    assert.match(raw.text, /^DKIM-Signature:|^From:|Subject: Huge/m);
+    assert.ok(raw.text.length > 5_000_000, 'the whole source as sent');
+    assert.match(page.text, new RegExp(`href="/console/s/${s.serverId}/messages/${id}/raw"`));
+    // Another server's path shows nothing of it.
+    const other = await s.request('POST', '/servers', { accountToken: s.accountToken, body: { Name: 'Other for raw' } });
+    assert.equal((await c.get(`/console/s/${other.body.ID}/messages/${id}/raw`)).status, 422);
+  });
+
   it('shows a sandbox server’s messages as a capture inbox', async () => {
     const created = await s.request('POST', '/servers', { accountToken: s.accountToken, body: { Name: 'Capture', DeliveryType: 'Sandbox' } });
     assert.equal(created.status, 200, created.text);

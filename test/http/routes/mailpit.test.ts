@@ -296,6 +296,36 @@ describe('Mailpit API over a Sandbox server (mailpit-api client)', () => {
     assert.equal(r.status, 404);
     assert.equal(await r.text(), '404 page not found');
   });
+
+  it('lists sizes measured once, on a worker thread, then read from the stored column: a list composes no source', async () => {
+    const big = await send({ To: 'jane@dest.example', Subject: 'Big', HtmlBody: `<p>${'long line of newsletter text '.repeat(40_000)}</p>`, TextBody: 'x'.repeat(300_000) });
+    assert.equal(big.status, 200, big.text);
+    const id = big.body.MessageID as string;
+    const stored = () => s.ctx.db.selectFrom('messages').select('size').where('id', '=', id).executeTakeFirstOrThrow();
+    assert.equal((await stored()).size, null, 'not measured at accept');
+    const tasks: string[] = [];
+    const run = s.ctx.threads.run.bind(s.ctx.threads);
+    s.ctx.threads.run = ((module: string, ...rest: unknown[]) => (tasks.push(module), (run as (...a: unknown[]) => Promise<unknown>)(module, ...rest))) as typeof run;
+    try {
+      const first = (await mp.listMessages()).messages.find((m) => m.ID === id)!;
+      assert.deepEqual(tasks.filter((t) => t.includes('size-task')).length, 1, 'composed on a worker, once');
+      const summary = await mp.getMessageSummary(id);
+      // The same source composed twice differs only in its MIME boundaries' counters.
+      assert.ok(Math.abs(first.Size - summary.Size) < 16, `${first.Size} ~ ${summary.Size}`);
+      assert.ok(first.Size > 1_500_000);
+      assert.equal(Number((await stored()).size), first.Size, 'kept');
+
+      tasks.length = 0;
+      await s.ctx.db.updateTable('messages').set({ size: 4242 }).where('id', '=', id).execute();
+      const again = await mp.listMessages();
+      assert.equal(again.messages.find((m) => m.ID === id)!.Size, 4242, 'the list reads the column');
+      assert.equal((await mp.searchMessages({ query: 'subject:Big' })).messages[0]!.Size, 4242, 'and so does a search');
+      assert.deepEqual(tasks, [], 'and composes nothing');
+    } finally {
+      s.ctx.threads.run = run;
+      await mp.deleteMessages({ IDs: [id] });
+    }
+  });
 });
 
 describe('Mailpit API while MAILROOM_CAPTURE_DIR is set', () => {

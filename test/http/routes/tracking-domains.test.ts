@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import PostalMime from 'postal-mime';
+import { storeToken } from '../../../src/domain/tokens/tokens.js';
 import { TRACKING_HOSTS_TTL_MS } from '../../../src/http/tracking-host.js';
 import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server.js';
 import { startService, type TestService } from '../../helpers/service.js';
@@ -37,10 +38,11 @@ describe('custom tracking domains', () => {
     });
 
   /** Sends a tracked broadcast from brand.test and returns the delivered copy, parsed. */
-  const sendTracked = async (to: string) => {
+  const sendTracked = async (to: string, from = 'news@brand.test', token = s.serverToken) => {
     const r = await s.request('POST', '/email', {
+      token,
       body: {
-        From: 'news@brand.test',
+        From: from,
         To: to,
         Subject: 'tracked',
         MessageStream: 'broadcast',
@@ -154,6 +156,70 @@ describe('custom tracking domains', () => {
     assert.equal((await onHost(PUBLIC_HOST, 'GET', '/domains?count=10&offset=0', { 'x-service-account-token': s.accountToken })).status, 200);
     const clicks = await s.ctx.db.selectFrom('clicks').select('original_link').execute();
     assert.deepEqual(clicks.map((c) => c.original_link), ['https://shop.example/sale?a=1']);
+  });
+
+  it("serves on a tracking host only the links of its own domain's mail; the public host serves every message's", async () => {
+    // A second account with its own verified domain and tracking host, sending through its own server.
+    const other = await s.ctx.db.insertInto('accounts').values({ name: 'Rival', created_at: s.clock.now() }).returning('id').executeTakeFirstOrThrow();
+    const rivalAccount = 'rival-account-token-000000000000001';
+    await storeToken(s.ctx.db, { kind: 'account', accountId: other.id, serverId: null, value: rivalAccount, now: s.clock.now() });
+    const R = { accountToken: rivalAccount };
+    const rd = (await s.request('POST', '/domains', { ...R, body: { Name: 'rival.test' } })).body;
+    dns.set(rd.DKIMPendingHost, [{ type: 'TXT', data: rd.DKIMPendingTextValue }]);
+    assert.equal((await s.request('PUT', `/domains/${rd.ID}/verifyDkim`, R)).body.DKIMVerified, true);
+    assert.equal((await s.request('PUT', `/domains/${rd.ID}`, { ...R, body: { CustomTrackingDomain: 'links.rival.test' } })).status, 200);
+    dns.set('links.rival.test', [{ type: 'CNAME', domain: `${PUBLIC_HOST}.` }]);
+    assert.equal((await s.request('PUT', `/domains/${rd.ID}/verifyCustomTracking`, R)).body.CustomTrackingVerified, true);
+    const server = await s.request('POST', '/servers', { ...R, body: { Name: 'Rival mail', TrackOpens: true } });
+    assert.equal(server.status, 200, server.text);
+    // Mail of the first account from a domain without a tracking host: its links carry the public host.
+    const plain = (await s.request('POST', '/domains', { ...A(), body: { Name: 'plain.test' } })).body;
+    dns.set(plain.DKIMPendingHost, [{ type: 'TXT', data: plain.DKIMPendingTextValue }]);
+    assert.equal((await s.request('PUT', `/domains/${plain.ID}/verifyDkim`, A())).body.DKIMVerified, true);
+    s.clock.advance(TRACKING_HOSTS_TTL_MS + 1);
+
+    const links = (mail: { html: string; unsubscribe: string }, host: string) => {
+      const h = host.replace(/\./g, '\\.');
+      return {
+        click: new RegExp(`href="https://${h}(/t/c/[^"]+)"`).exec(mail.html)![1],
+        pixel: new RegExp(`src="https://${h}(/t/o/[^"]+)"`).exec(mail.html)![1],
+        unsubscribe: mail.unsubscribe.slice(`<https://${host}`.length, -1),
+      };
+    };
+    const brand = links(await sendTracked('brand-reader@dest.test'), HOST);
+    const rival = links(await sendTracked('rival-reader@dest.test', 'news@rival.test', server.body.ApiTokens[0]), 'links.rival.test');
+    const plainMail = links(await sendTracked('plain-reader@dest.test', 'news@plain.test'), PUBLIC_HOST);
+
+    const refused = async (host: string, l: { click: string; pixel: string; unsubscribe: string }) => {
+      const click = await onHost(host, 'GET', l.click);
+      assert.equal(click.status, 404, `${host}${l.click}: ${click.text}`);
+      assert.equal(click.headers.location, undefined, 'no redirect');
+      assert.equal((await onHost(host, 'GET', l.pixel)).status, 404);
+      assert.equal((await onHost(host, 'GET', l.unsubscribe, { accept: 'text/html' })).status, 404);
+      assert.equal((await onHost(host, 'POST', l.unsubscribe, { 'content-type': 'application/x-www-form-urlencoded' })).status, 404);
+    };
+    // The open redirect this closes: another account's click token on a customer's branded host.
+    await refused(HOST, rival);
+    await refused('LINKS.rival.test.', brand);
+    await refused(HOST, plainMail);
+    await refused('links.rival.test', plainMail);
+
+    // Each host keeps serving its own mail.
+    assert.equal((await onHost(HOST, 'GET', brand.click)).headers.location, 'https://shop.example/sale?a=1');
+    assert.equal((await onHost('links.rival.test', 'GET', rival.click)).headers.location, 'https://shop.example/sale?a=1');
+    assert.equal((await onHost('links.rival.test', 'GET', rival.pixel)).headers['content-type'], 'image/gif');
+    // The public host serves every message's links, whichever host they were sent with.
+    for (const l of [brand, rival, plainMail]) {
+      const r = await onHost(PUBLIC_HOST, 'GET', l.click);
+      assert.equal(r.status, 302, r.text);
+      assert.equal(r.headers.location, 'https://shop.example/sale?a=1');
+      assert.equal((await onHost(PUBLIC_HOST, 'GET', l.pixel)).headers['content-type'], 'image/gif');
+      assert.equal((await onHost(PUBLIC_HOST, 'GET', l.unsubscribe, { accept: 'text/html' })).status, 200);
+    }
+    // Nothing was recorded or unsubscribed by the refused requests: the clicks are the five served above.
+    const clicks = await s.ctx.db.selectFrom('clicks').select('recipient').execute();
+    assert.deepEqual(clicks.map((c) => c.recipient).sort(), ['after@dest.test', 'brand-reader@dest.test', 'plain-reader@dest.test', 'rival-reader@dest.test']);
+    assert.equal((await s.ctx.db.selectFrom('suppressions').select('email').execute()).length, 0);
   });
 
   it('answers the TLS terminator: 200 for a verified tracking host only', async () => {

@@ -10,6 +10,7 @@ import { html, query, showControls as v, type Html } from '../html.js';
 import { csrf, page, when } from '../layout.js';
 import { redirectWith, type ConsoleRouter } from '../router.js';
 import { bodyCsp } from './message.js';
+import { clippedPre } from '../clip.js';
 
 type Details = Awaited<ReturnType<typeof inboundDetails>>;
 type Addr = { Email: string; Name: string };
@@ -73,7 +74,7 @@ ${m.Status === INBOUND_STATUS.failed ? html`<div class="card failed" role="note"
 </dl>
 <h2>Authentication and spam</h2>${verdicts(m, ctx.config.inboundDomain)}
 <h2>Posts to the InboundHookUrl</h2>${hookLog(m)}
-<h2>Stripped reply</h2><pre id="stripped-reply">${m.StrippedTextReply || '(none found)'}</pre>
+<h2>Stripped reply</h2>${clippedPre(m.StrippedTextReply || '(none found)', `${base}/text`, { id: 'stripped-reply' })}
 <h2>Content</h2>
 ${
   m.HtmlBody
@@ -81,11 +82,17 @@ ${
 <iframe id="html-preview" class="preview" title="HTML body of the message" sandbox src="${base}/body${query({ images: images ? '1' : '' })}"></iframe>`
     : html`<p class="muted">No HTML part.</p>`
 }
-<details${m.HtmlBody ? '' : html` open`}><summary>Text body</summary><pre class="text-part">${m.TextBody || '(no text part)'}</pre></details>
+<details${m.HtmlBody ? '' : html` open`}><summary>Text body</summary>${clippedPre(m.TextBody || '(no text part)', `${base}/text`, { class: 'text-part' })}</details>
 <details><summary>Headers (${m.Headers.length})</summary><table class="list headers"><tbody>${m.Headers.map((h) => html`<tr><th scope="row">${v(h.Name)}</th><td><code class="field-value">${v(h.Value)}</code></td></tr>`)}</tbody></table></details>
 <h2>Attachments</h2>
 ${m.Attachments.length ? html`<ul class="attachments">${m.Attachments.map((a) => html`<li><bdi>${v(a.Name)}</bdi> <span class="muted">(${a.ContentType}, ${a.ContentLength.toLocaleString('en')} bytes)</span></li>`)}</ul>` : html`<p class="muted">None.</p>`}`;
     return page(c.frame(v(m.Subject) || '(no subject)', 'inbound'), body);
+  });
+
+  // The text body whole, as plain text (the page shows its start: clip.ts).
+  r.page('/console/s/:sid/inbound/messages/:mid/text', async (c) => {
+    const m = await inboundDetails(ctx, c.server.id, c.params.mid!);
+    c.reply.type('text/plain; charset=utf-8').send(m.TextBody);
   });
 
   // The HTML body alone, for the sandboxed frame: no script, no remote loads unless asked for.

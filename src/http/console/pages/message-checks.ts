@@ -5,7 +5,7 @@
 // descriptions) goes through the escaping template; caniemail's HTML descriptions are not rendered.
 import type { AppContext } from '../../../domain/app-context.js';
 import { familyName, platformName, type CheckWarning } from '../../../domain/message-checks/caniemail-data.js';
-import { htmlCheck } from '../../../domain/message-checks/html-check.js';
+import { runHtmlCheck } from '../../../domain/message-checks/html-check-run.js';
 import type { LinkCheckResponse } from '../../../domain/message-checks/link-check.js';
 import { spamCheck, spamCheckConfigured } from '../../../domain/message-checks/spam-check.js';
 import { html, query, type Html } from '../html.js';
@@ -32,9 +32,9 @@ function byFamily(w: CheckWarning, support: 'no' | 'partial'): string {
   return [...families].map(([f, platforms]) => `${familyName(f)} (${[...platforms].join(', ')})`).join('; ');
 }
 
-function htmlPanel(htmlBody: string): Html {
+async function htmlPanel(ctx: AppContext, htmlBody: string): Promise<Html> {
   if (!htmlBody) return html`<p class="muted">The message has no HTML part to check.</p>`;
-  const r = htmlCheck(htmlBody);
+  const r = await runHtmlCheck(ctx.threads, htmlBody);
   const t = r.Total;
   const rows = r.Warnings.filter((w) => w.Score.Unsupported > 0 || w.Score.Partial > 0);
   return html`<div class="check-total"><p><strong>${pct(t.Supported)}</strong> supported, ${pct(t.Partial)} partial, ${pct(t.Unsupported)} not supported <span class="muted">(${t.Nodes} HTML elements, ${t.Tests} tests; caniemail.com data)</span></p>${supportBar(t, 'Overall')}</div>
@@ -84,7 +84,7 @@ export async function checksSection(ctx: AppContext, c: PageCall, m: { MessageID
   ];
   const panel =
     o.tab === 'html'
-      ? htmlPanel(m.HtmlBody)
+      ? await htmlPanel(ctx, m.HtmlBody)
       : o.tab === 'links'
         ? linksPanel(c, `${base}/link-check#checks`, o.links ?? null, o.follow ?? false)
         : o.tab === 'spam'

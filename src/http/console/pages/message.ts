@@ -7,6 +7,7 @@ import { html, query, type Html } from '../html.js';
 import { page, when } from '../layout.js';
 import type { ConsoleRouter, PageCall } from '../router.js';
 import { checksSection, checkTab } from './message-checks.js';
+import { clippedPre } from '../clip.js';
 import { createLinkChecker, type LinkCheckResponse } from '../../../domain/message-checks/link-check.js';
 import { outcomeOf } from '../../../domain/messages/outcome.js';
 import { outcomeBadge } from '../outcome-badge.js';
@@ -71,6 +72,9 @@ function headerBlock(mime: string): string {
   return end < 0 ? mime : mime.slice(0, end);
 }
 
+/** The whole of a body the page cut (clip.ts), as plain text: the browser shows it without a document. */
+const plain = (c: PageCall, text: string) => c.reply.type('text/plain; charset=utf-8').header('content-disposition', 'inline').send(text);
+
 export function registerMessage(r: ConsoleRouter, ctx: AppContext): void {
   // The page, with the link check's answer when it is the answer to the link check's button (issue 24).
   const render = async (c: PageCall, linkCheck?: { links: LinkCheckResponse; follow: boolean }) => {
@@ -116,9 +120,9 @@ ${
 <iframe id="html-preview" class="preview${mobile ? ' mobile' : ''}" title="HTML body of the message" sandbox src="${base}/body${query({ images: images ? '1' : '' })}"></iframe>`
     : html`<p class="muted">No HTML part.</p>`
 }
-<details${m.HtmlBody ? '' : html` open`}><summary>Text part</summary><pre class="text-part">${m.TextBody || '(no text part)'}</pre></details>
-<details><summary>Headers as sent</summary><pre>${m.Body ? headerBlock(m.Body) : 'Not composed yet (the message is still queued).'}</pre></details>
-<details><summary>Raw source as sent (signed; attachment content left out)</summary><div class="toolbar"><button type="button" data-copy="#raw-source">Copy</button></div><pre id="raw-source">${m.Body || 'Not composed yet.'}</pre></details>
+<details${m.HtmlBody ? '' : html` open`}><summary>Text part</summary>${clippedPre(m.TextBody || '(no text part)', `${base}/text`, { class: 'text-part' })}</details>
+<details><summary>Headers as sent</summary>${clippedPre(m.Body ? headerBlock(m.Body) : 'Not composed yet (the message is still queued).', `${base}/raw`)}</details>
+<details><summary>Raw source as sent (signed; attachment content left out)</summary><div class="toolbar"><button type="button" data-copy="#raw-source">Copy</button> <a href="${base}/raw" target="_blank" rel="noopener">Plain text</a></div>${clippedPre(m.Body || 'Not composed yet.', `${base}/raw`, { id: 'raw-source' })}</details>
 <h2>Attachments</h2>
 ${attachments.length ? html`<ul class="attachments">${attachments.map((a) => html`<li>${a.kept ? html`<a href="${base}/attachments/${a.position}" download>${a.name}</a>` : a.name} <span class="muted">(${a.content_type}, ${a.size.toLocaleString('en')} bytes)</span></li>`)}</ul>` : html`<p class="muted">None.</p>`}
 ${await checksSection(ctx, c, m, linkCheck ? { tab: 'links', ...linkCheck } : { tab: checkTab(c.query.check) })}`;
@@ -136,6 +140,14 @@ ${await checksSection(ctx, c, m, linkCheck ? { tab: 'links', ...linkCheck } : { 
     },
     { adminOnly: false },
   );
+
+  r.page('/console/s/:sid/messages/:mid/raw', async (c) => {
+    const m = await messageTimeline(ctx, c.server.id, c.params.mid!);
+    plain(c, m.Body || 'Not composed yet.');
+  });
+  r.page('/console/s/:sid/messages/:mid/text', async (c) => {
+    plain(c, (await messageTimeline(ctx, c.server.id, c.params.mid!)).TextBody);
+  });
 
   r.page('/console/s/:sid/messages/:mid/body', async (c) => {
     const m = await messageTimeline(ctx, c.server.id, c.params.mid!);

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../domain/app-context.js';
 import { ApiError, ErrorCode } from '../../../domain/errors.js';
-import { htmlCheck } from '../../../domain/message-checks/html-check.js';
+import { runHtmlCheck } from '../../../domain/message-checks/html-check-run.js';
 import { createLinkChecker } from '../../../domain/message-checks/link-check.js';
 import { checkedMessage, type MessageScope } from '../../../domain/message-checks/message-source.js';
 import { spamCheck, SpamNotConfigured } from '../../../domain/message-checks/spam-check.js';
@@ -54,7 +54,7 @@ export function registerMailpitCheckRoutes(app: FastifyInstance, deps: MailpitCh
     answer(request, reply, deps, async (scope, id) => {
       const m = await checkedMessage(ctx, scope, id);
       if (!m.html) throw new NoHtml();
-      return htmlCheck(m.html);
+      return runHtmlCheck(ctx.threads, m.html);
     }),
   );
 

@@ -1,10 +1,12 @@
 // Public tracking endpoints (no token: mail clients call them). They answer fast and never fail loudly: the
 // pixel is always a pixel, whatever the token; a click redirects only for a valid signed token, so the
 // endpoint can never be used to send people to a place the message did not link to (no open redirect).
-// HEAD requests (link scanners, prefetchers) get the same answer but record nothing.
+// HEAD requests (link scanners, prefetchers) get the same answer but record nothing. On a customer's tracking
+// host only the links of that customer's mail answer (http/tracking-host.ts); another's answer 404 there.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../domain/app-context.js';
 import type { App } from '../../types.js';
+import { servesTrackingLink } from '../../tracking-host.js';
 import { recordClick, recordOpen } from '../../../domain/tracking/record-hit.js';
 import { CLICK_PATH, OPEN_PATH, readClickToken, readOpenToken } from '../../../domain/tracking/tokens.js';
 
@@ -27,6 +29,7 @@ export default async function trackingRoutes(app: App, ctx: AppContext): Promise
 
   const pixel = async (req: FastifyRequest, reply: FastifyReply) => {
     const t = readOpenToken(ctx, token(req));
+    if (t && !(await servesTrackingLink(ctx, req, t.messageId))) return noStore(reply).code(404).type('text/plain').send('Not found.');
     if (t && req.method === 'GET') {
       try {
         await recordOpen(ctx, t, String(req.headers['user-agent'] ?? ''));
@@ -39,7 +42,7 @@ export default async function trackingRoutes(app: App, ctx: AppContext): Promise
 
   const click = async (req: FastifyRequest, reply: FastifyReply) => {
     const t = readClickToken(ctx, token(req));
-    if (!t) return noStore(reply).code(404).type('text/html; charset=utf-8').send(BROKEN_LINK_PAGE);
+    if (!t || !(await servesTrackingLink(ctx, req, t.messageId))) return noStore(reply).code(404).type('text/html; charset=utf-8').send(BROKEN_LINK_PAGE);
     if (req.method === 'GET') {
       try {
         await recordClick(ctx, t, String(req.headers['user-agent'] ?? ''));

@@ -1,12 +1,14 @@
 // Public unsubscribe links (RFC 8058). GET shows a confirmation page and changes nothing (link scanners and
 // prefetchers follow GET links); POST unsubscribes: a mail client's one-click request
 // (body `List-Unsubscribe=One-Click`, form-encoded or multipart) or the page's form. Both answer 200 when the
-// address is already unsubscribed; a forged token gets 404 and changes nothing.
+// address is already unsubscribed; a forged token gets 404 and changes nothing, and so does another account's
+// token on a customer's tracking host (http/tracking-host.ts).
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../domain/app-context.js';
 import { ApiError, ErrorCode } from '../../../domain/errors.js';
 import type { App } from '../../types.js';
+import { servesTrackingLink } from '../../tracking-host.js';
 import { applyUnsubscribe } from '../../../domain/streams/unsubscribe.js';
 import { readUnsubscribeToken } from '../../../domain/streams/unsubscribe-token.js';
 import { confirmPage, donePage, invalidPage, PAGE_HEADERS } from './page.js';
@@ -30,13 +32,13 @@ export default async function unsubscribeRoutes(app: App, ctx: AppContext): Prom
 
     pub.get('/unsubscribe/:token', { config: { auth: 'none' }, schema }, async (req, reply) => {
       const claim = readUnsubscribeToken(ctx, req.params.token);
-      if (!claim) return invalid(req, reply);
+      if (!claim || !(await servesTrackingLink(ctx, req, claim.messageId))) return invalid(req, reply);
       return reply.headers(PAGE_HEADERS).send(confirmPage(claim.recipient));
     });
 
     pub.post('/unsubscribe/:token', { config: { auth: 'none' }, schema }, async (req, reply) => {
       const claim = readUnsubscribeToken(ctx, req.params.token);
-      if (!claim) return invalid(req, reply);
+      if (!claim || !(await servesTrackingLink(ctx, req, claim.messageId))) return invalid(req, reply);
       const outcome = await applyUnsubscribe(ctx, claim);
       if (wantsHtml(req)) return reply.headers(PAGE_HEADERS).send(donePage(claim.recipient));
       return { ErrorCode: 0, Message: outcome === 'already' ? 'Already unsubscribed.' : 'Unsubscribed.' };

@@ -32,6 +32,8 @@ export interface MessagesTable {
   mime: string | null;
   /** The bulk request (src/domain/bulk) the message was compiled from; its attachments are stored there. */
   bulk_id: WithDefault<string | null>;
+  /** Mailpit's Size (domain/mailpit/size.ts), computed the first time a list shows the message; null before. */
+  size: WithDefault<number | null>;
 }
 
 export interface MessageRecipientsTable {
