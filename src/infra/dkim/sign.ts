@@ -24,6 +24,13 @@ export const SIGNED_FIELDS = [
 ];
 const SIGNED = new Set(SIGNED_FIELDS.map((f) => f.toLowerCase()));
 
+/**
+ * Fields named once more in h= than the message has them ("oversigning", RFC 6376 8.15): a verifier hashes
+ * the extra name as an empty instance (5.4.2), so a relay that adds a second From, Subject, To, Date or
+ * Message-ID, which many readers show in place of the signed one, breaks the signature.
+ */
+export const OVERSIGNED_FIELDS = ['From', 'Subject', 'To', 'Date', 'Message-ID'];
+
 // Parsing a PEM key costs several times the signature made with it (~1 ms against ~0.3 ms for RSA-2048);
 // keys are few, so the parsed form is kept.
 const keyCache = new Map<string, KeyObject>();
@@ -51,7 +58,7 @@ function fieldsToSign(fields: HeaderField[]): { names: string[]; hashed: HeaderF
     byName.set(n, [...(byName.get(n) ?? []), f]);
   }
   const hashed = names.map((n) => byName.get(n.toLowerCase())!.pop()!);
-  return { names, hashed };
+  return { names: [...names, ...OVERSIGNED_FIELDS], hashed };
 }
 
 /** Folds a tag list at the separators so that no line passes 78 characters (RFC 5322 2.1.1). */
