@@ -65,10 +65,31 @@ describe('per-recipient copies', () => {
       assert.match(lu, /^<https?:\/\/.+>$/);
       links.add(lu);
       assert.equal(p.headers.find((h) => h.key === 'list-unsubscribe-post')?.value, 'List-Unsubscribe=One-Click');
-      assert.match(m.raw.replace(/\r\n\s+/g, ' '), /h=[^;]*List-Unsubscribe:List-Unsubscribe-Post/i);
+      assert.match(m.raw.replace(/\r\n\s+/g, ''), /h=[^;]*List-Unsubscribe:List-Unsubscribe-Post/i);
+      // RFC 2919 List-Id under the From domain and Gmail's Feedback-ID, both signed.
+      assert.match(p.headers.find((h) => h.key === 'list-id')?.value ?? '', /^<broadcast\.\d+\.example\.com>$/);
+      assert.match(p.headers.find((h) => h.key === 'feedback-id')?.value ?? '', /^broadcast:\d+:\d+:[a-z0-9.-]+$/);
+      assert.match(m.raw.replace(/\r\n\s+/g, ''), /h=[^;]*List-Id[^;]*Feedback-ID/i);
       assert.equal(await verify(m.raw), 'pass');
     }
     assert.equal(links.size, 2, 'one link per recipient');
+  });
+
+  it('writes Message-ID at the verified custom Return-Path domain, else at the service domain', async () => {
+    await send(s, { From: 'news@example.com', To: 'g@dest.example', Subject: 'default', TextBody: 'x' });
+    await s.drain();
+    const plain = await PostalMime.parse(sink.messages.at(-1)!.raw);
+    assert.match(plain.messageId ?? '', new RegExp(`@${s.ctx.config.returnPathDomain.replace(/\./g, '\\.')}>$`));
+    await s.ctx.db.updateTable('domains').set({ return_path_domain: 'pm-bounces.example.com', return_path_verified: 1 }).where('name', '=', 'example.com').execute();
+    try {
+      await send(s, { From: 'news@example.com', To: 'h@dest.example', Subject: 'own', TextBody: 'x' });
+      await s.drain();
+      const m = sink.messages.at(-1)!;
+      assert.match((await PostalMime.parse(m.raw)).messageId ?? '', /^<[0-9a-f-]+@pm-bounces\.example\.com>$/);
+      assert.match(m.from, /@pm-bounces\.example\.com$/, 'the envelope domain it names');
+    } finally {
+      await s.ctx.db.updateTable('domains').set({ return_path_verified: 0 }).where('name', '=', 'example.com').execute();
+    }
   });
 
   it('counts the tracked links of each delivered copy in TotalTrackedLinksSent', async () => {
