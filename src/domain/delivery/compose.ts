@@ -2,7 +2,7 @@
 // multipart/related for inline cid: parts, multipart/mixed for attachments, the same structure nodemailer's
 // MailComposer produced; quoted-printable or base64 so that no line exceeds 78 characters and the body is
 // 7-bit clean (RFC 5322 2.1.1, RFC 2045 6). Then DKIM-signed (dkim/sign.ts, RFC 6376 relaxed/relaxed).
-import { dkimSign as sign } from '../../infra/dkim/sign.js';
+import { dkimSignAligned } from '../../infra/dkim/sign.js';
 import { parseAddressList, parseSingleMailbox } from '../../infra/mime/address.js';
 import { addressField, foldField, formatMailbox, textField } from '../../infra/mime/mime-encode.js';
 import { attachmentPart, serialize, textPart, wrap, type Entity } from '../../infra/mime/mime-tree.js';
@@ -116,7 +116,10 @@ export function composeMime(input: ComposeInput, withContent = true): Buffer {
   return serialize(top, body(input, withContent));
 }
 
-/** Prepends a DKIM-Signature header. */
-export function dkimSign(raw: Buffer, key: SigningKey): Buffer {
-  return sign(raw, key);
+/**
+ * Prepends the DKIM-Signature of the From domain's key, and a second one by that key for the envelope domain
+ * when that is a subdomain of it (a custom Return-Path; dkim/sign.ts dkimSignAligned).
+ */
+export function dkimSign(raw: Buffer, key: SigningKey, envelopeDomain: string | null = null): Buffer {
+  return dkimSignAligned(raw, key, envelopeDomain);
 }

@@ -85,7 +85,7 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
   try {
     const build = (copy: ComposeInput) => {
       const unsigned = composeMime(copy);
-      const signed = key ? dkimSign(unsigned, key) : unsigned;
+      const signed = key ? dkimSign(unsigned, key, envDomain) : unsigned;
       first ??= { input: copy, signed, unsigned };
       return signed;
     };

@@ -77,13 +77,17 @@ function foldList(prefix: string, items: string[], sep: string): string {
   return out;
 }
 
-/** The DKIM-Signature header field (with its CRLF) for a message. */
-export function dkimSignatureField(message: Buffer, key: DkimKey): string {
+/**
+ * The DKIM-Signature header field (with its CRLF) for a message. `auid`: a domain for the i= tag, the same as
+ * or a subdomain of d= (RFC 6376 3.5), on whose behalf the signing domain signs.
+ */
+export function dkimSignatureField(message: Buffer, key: DkimKey, auid?: string): string {
   const { fields, body } = splitMessage(message.toString('latin1'));
   const bh = createHash('sha256').update(relaxedBody(body), 'latin1').digest('base64');
   const { names, hashed } = fieldsToSign(fields);
   const head =
     `DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=${key.domainName};\r\n` +
+    (auid ? ` i=@${auid};\r\n` : '') +
     ` q=dns/txt; s=${key.keySelector};\r\n bh=${bh};\r\n` +
     `${foldList(' h=', names, ':')};\r\n b=`;
   // The signature covers the signed fields and then this field itself with an empty b= (RFC 6376 3.7), the
@@ -99,4 +103,21 @@ export function dkimSignatureField(message: Buffer, key: DkimKey): string {
 /** The message with a DKIM-Signature field prepended. */
 export function dkimSign(message: Buffer, key: DkimKey): Buffer {
   return Buffer.concat([Buffer.from(dkimSignatureField(message, key), 'latin1'), message]);
+}
+
+/**
+ * Signed for the From domain and, when the envelope (Return-Path) domain is a subdomain of the signing
+ * domain, a second time by the same key with i=@<envelope domain>. Filters credit a valid signature "from
+ * the envelope-From domain" by the signature's identity (SpamAssassin's DKIM_VALID_EF takes the i= domain
+ * when there is one, else d=, and wants it equal to the envelope domain), while the author-domain credit and
+ * DMARC go by d=; one signature cannot carry both when the two domains differ. The second signature uses
+ * the same published key, so nothing more is asked of the sender's DNS.
+ */
+export function dkimSignAligned(message: Buffer, key: DkimKey, envelopeDomain: string | null): Buffer {
+  const env = envelopeDomain?.toLowerCase() ?? '';
+  const d = key.domainName.toLowerCase();
+  if (!env.endsWith(`.${d}`)) return dkimSign(message, key);
+  const author = dkimSignatureField(message, key);
+  const envelope = dkimSignatureField(message, key, env);
+  return Buffer.concat([Buffer.from(author + envelope, 'latin1'), message]);
 }

@@ -16,6 +16,7 @@ describe('per-recipient copies', () => {
   let sink: SmtpSink;
   let dns: TestDnsServer;
   let verify: (raw: string) => Promise<string>;
+  let resolver: Resolver;
   before(async () => {
     sink = await startSmtpSink();
     dns = await startDnsServer();
@@ -23,7 +24,7 @@ describe('per-recipient copies', () => {
     await addConfirmedSender(s, 'news@example.com');
     const key = await addVerifiedDomain(s, 'example.com', 'mr1');
     dns.set('mr1._domainkey.example.com', [{ type: 'TXT', data: `v=DKIM1; k=rsa; p=${key.publicKeyBase64}` }]);
-    const resolver = new Resolver();
+    resolver = new Resolver();
     resolver.setServers([dns.address]);
     verify = async (raw) => (await dkimVerify(Buffer.from(raw), { resolver: (n: string, rr: string) => resolver.resolve(n, rr as 'TXT') })).results[0].status.result;
   });
@@ -87,6 +88,10 @@ describe('per-recipient copies', () => {
       const m = sink.messages.at(-1)!;
       assert.match((await PostalMime.parse(m.raw)).messageId ?? '', /^<[0-9a-f-]+@pm-bounces\.example\.com>$/);
       assert.match(m.from, /@pm-bounces\.example\.com$/, 'the envelope domain it names');
+      // Signed for From (d=example.com) and, by the same key, for the envelope domain (i=@pm-bounces...).
+      const results = (await dkimVerify(Buffer.from(m.raw), { resolver: (n: string, rr: string) => resolver.resolve(n, rr as 'TXT') })).results;
+      assert.deepEqual(results.map((r: { status: { result: string } }) => r.status.result), ['pass', 'pass']);
+      assert.match(m.raw.replace(/\r\n\s+/g, ''), /DKIM-Signature:[^\n]*i=@pm-bounces\.example\.com;/);
     } finally {
       await s.ctx.db.updateTable('domains').set({ return_path_verified: 0 }).where('name', '=', 'example.com').execute();
     }
