@@ -4,6 +4,8 @@
 set -uo pipefail
 need=(postfix chromium swaks spamassassin spamc prometheus)
 # (areas add Debian packages their tests need here, e.g. postfix for the real-MTA bounce test)
+# The deliverability tier (test/deliverability): dkimpy and opendkim-testmsg as independent DKIM verifiers.
+need+=(python3-dkim opendkim-tools)
 if [ ${#need[@]} -gt 0 ]; then
   missing=()
   for p in "${need[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
