@@ -31,7 +31,7 @@ export function decodeEntities(s: string): string {
  * text would name one place while it leads to another, the phishing pattern that mail clients warn about
  * and SpamAssassin scores (HTTPS_HTTP_MISMATCH and the like).
  */
-export function rewriteHtmlLinks(html: string, rewrite: (link: string) => string | null): string {
+export function rewriteHtmlLinks(html: string, rewrite: (link: string) => string | null, textIsUrl?: (link: string) => void): string {
   let out = '';
   let copied = 0;
   A_OPEN.lastIndex = 0;
@@ -39,7 +39,9 @@ export function rewriteHtmlLinks(html: string, rewrite: (link: string) => string
     const end = tagEnd(html, open.index + 2);
     if (end === -1) break; // an attribute value left open runs to the end: no tag follows (13.2.5.38)
     const tag = html.slice(open.index, end);
-    out += html.slice(copied, open.index) + (linkTextIsUrl(visibleText(html, end)) ? tag : rewriteTag(tag, rewrite));
+    const keep = linkTextIsUrl(visibleText(html, end));
+    if (keep && textIsUrl) rewriteTag(tag, (link) => (textIsUrl(link), null));
+    out += html.slice(copied, open.index) + (keep ? tag : rewriteTag(tag, rewrite));
     copied = end;
     A_OPEN.lastIndex = end;
   }
