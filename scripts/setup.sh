@@ -7,6 +7,8 @@ need=(postfix chromium swaks spamassassin spamc prometheus)
 # Symfony's Postmark bridge (Laravel's path), django-anymail.
 need+=(ruby-postmark ruby-mail ruby-actionmailer php-cli php-symfony-postmark-mailer php-symfony-http-client python3-django python3-django-anymail)
 # (areas add Debian packages their tests need here, e.g. postfix for the real-MTA bounce test)
+# The deliverability tier (test/deliverability): dkimpy and opendkim-testmsg as independent DKIM verifiers.
+need+=(python3-dkim opendkim-tools)
 if [ ${#need[@]} -gt 0 ]; then
   missing=()
   for p in "${need[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -35,7 +35,8 @@ function splitTxt(data: string | string[]): string[] {
   });
 }
 
-export async function startDnsServer(): Promise<TestDnsServer> {
+/** `at`: where to listen (default 127.0.0.1 on a free port); a fixed :53 serves tools that read resolv.conf. */
+export async function startDnsServer(at: { address?: string; port?: number } = {}): Promise<TestDnsServer> {
   const zone = new Map<string, DnsRecord[]>();
   const queries: string[] = [];
   const key = (n: string) => n.toLowerCase().replace(/\.$/, '');
@@ -61,11 +62,11 @@ export async function startDnsServer(): Promise<TestDnsServer> {
   });
   await new Promise<void>((resolve) => {
     server.on('listening', () => resolve());
-    server.listen({ udp: { port: 0, address: '127.0.0.1' } });
+    server.listen({ udp: { port: at.port ?? 0, address: at.address ?? '127.0.0.1' } });
   });
   const port: number = (server.addresses() as any).udp.port;
   return {
-    address: `127.0.0.1:${port}`,
+    address: `${at.address ?? '127.0.0.1'}:${port}`,
     port,
     queries,
     set(name, records) {

@@ -131,6 +131,9 @@ describe('a megabyte of the worst case, through every pattern a sender reaches',
   it('tracking, DKIM, addresses, attachments, MTA-STS', async () => {
     await linear('<a href= fragments', () => rewriteHtmlLinks(mb('<a href='), () => 'https://t.example/x'));
     await linear('unclosed quotes in <a>', () => rewriteHtmlLinks(mb("'<A'A", '"<A>'), () => 'https://t.example/x'));
+    await linear('link text of labels and dots', () => rewriteHtmlLinks(mb('<a href=x>' + 'a.'.repeat(1000) + '1'), () => 'https://t.example/x'));
+    await linear('link text of one long URL', () => rewriteHtmlLinks('<a href=x>https://' + mb('a.b/'), () => 'https://t.example/x'));
+    await linear('link text of tags and entities', () => rewriteHtmlLinks(mb('<a href=x><b>&amp;www.<i>'), () => 'https://t.example/x'));
     await linear('</body> many times', () => insertPixel(mb('</body>'), 'https://t.example/p'));
     await linear('blanks in a body', () => relaxedBody(mb('\t', 'x')));
     await linear('open quotes in an address', () => parseAddressList(mb('\u0000\\"\\')));

@@ -4,9 +4,13 @@ import type { AppContext } from '../app-context.js';
 import { fromJson } from '../../infra/db/util.js';
 import type { ComposeAttachment, ComposeInput } from './compose.js';
 
-/** The Message-ID header of a message: its MessageID at the service's return-path domain. */
-export function messageIdHeader(ctx: Pick<AppContext, 'config'>, messageId: string): string {
-  return `<${messageId}@${ctx.config.returnPathDomain}>`;
+/**
+ * The Message-ID header mailroom writes for a message: its MessageID at the envelope (Return-Path) domain it
+ * is sent from, the sender's verified custom Return-Path domain when there is one (a domain of the sender's
+ * own, beside From), else the service's return-path domain.
+ */
+export function messageIdHeader(ctx: Pick<AppContext, 'config'>, messageId: string, envelopeDomain = ctx.config.returnPathDomain): string {
+  return `<${messageId}@${envelopeDomain}>`;
 }
 
 /** The columns of a `messages` row the composer reads. */
@@ -26,10 +30,12 @@ export function composeInputOf(
   m: StoredMessageFields,
   recipients: ReadonlyArray<{ kind: string; email: string; name: string }>,
   attachments: ComposeAttachment[],
+  /** The envelope domain delivery sends from (the Message-ID's domain); absent: the service's. */
+  envelopeDomain?: string,
 ): ComposeInput {
   const people = (kind: string) => recipients.filter((r) => r.kind === kind);
   return {
-    messageIdHeader: messageIdHeader(ctx, m.id),
+    messageIdHeader: messageIdHeader(ctx, m.id, envelopeDomain),
     date: new Date(m.received_at),
     fromRaw: m.from_raw,
     replyTo: m.reply_to,

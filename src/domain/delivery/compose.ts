@@ -2,9 +2,9 @@
 // multipart/related for inline cid: parts, multipart/mixed for attachments, the same structure nodemailer's
 // MailComposer produced; quoted-printable or base64 so that no line exceeds 78 characters and the body is
 // 7-bit clean (RFC 5322 2.1.1, RFC 2045 6). Then DKIM-signed (dkim/sign.ts, RFC 6376 relaxed/relaxed).
-import { dkimSign as sign } from '../../infra/dkim/sign.js';
+import { dkimSignAligned } from '../../infra/dkim/sign.js';
 import { parseAddressList, parseSingleMailbox } from '../../infra/mime/address.js';
-import { addressField, formatMailbox, textField } from '../../infra/mime/mime-encode.js';
+import { addressField, foldField, formatMailbox, textField } from '../../infra/mime/mime-encode.js';
 import { attachmentPart, serialize, textPart, wrap, type Entity } from '../../infra/mime/mime-tree.js';
 import type { DkimKey as SigningKey } from '../../infra/dkim/sign.js';
 
@@ -111,15 +111,18 @@ export function composeMime(input: ComposeInput, withContent = true): Buffer {
     custom.push(textField(h.Name.trim(), h.Value));
   }
   for (const h of input.extraHeaders ?? []) custom.push(textField(h.key, h.value));
-  const top = [`From: ${fromMailbox(input.fromRaw)}`];
+  const top = [foldField('From', fromMailbox(input.fromRaw))];
   if (input.to.length) top.push(addressField('To', input.to.map((r) => formatMailbox(r.name, r.email))));
   if (input.cc.length) top.push(addressField('Cc', input.cc.map((r) => formatMailbox(r.name, r.email))));
   if (input.replyTo) top.push(addressField('Reply-To', replyToMailboxes(input.replyTo)));
-  top.push(textField('Subject', input.subject), `Message-ID: ${messageId}`, `Date: ${rfc5322Date(input.date)}`, ...custom);
+  top.push(textField('Subject', input.subject), foldField('Message-ID', messageId), `Date: ${rfc5322Date(input.date)}`, ...custom);
   return serialize(top, body(input, withContent));
 }
 
-/** Prepends a DKIM-Signature header. */
-export function dkimSign(raw: Buffer, key: SigningKey): Buffer {
-  return sign(raw, key);
+/**
+ * Prepends the DKIM-Signature of the From domain's key, and a second one by that key for the envelope domain
+ * when that is a subdomain of it (a custom Return-Path; dkim/sign.ts dkimSignAligned).
+ */
+export function dkimSign(raw: Buffer, key: SigningKey, envelopeDomain: string | null = null): Buffer {
+  return dkimSignAligned(raw, key, envelopeDomain);
 }

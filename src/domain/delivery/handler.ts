@@ -25,6 +25,7 @@ import type { Pacer } from './pacing/pacer.js';
 import { paceDelivery } from './pacing/admit.js';
 import { deliverToDomain, type Envelope, type SendResult } from './transport.js';
 import { composeInputOf } from './compose-input.js';
+import { listHeaders } from './list-headers.js';
 
 async function finishWithoutSending(ctx: AppContext, job: Job, messageId: string | null): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
@@ -70,9 +71,11 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
   const paced = await paceDelivery(ctx, parts.pacer, job, p.domain, pending.length);
   if (!paced) return;
 
-  const input = composeInputOf(ctx, msg, all, attachments.map((a) => ({ name: a.name, contentType: a.content_type, contentId: a.content_id, content: a.content })));
+  const files = attachments.map((a) => ({ name: a.name, contentType: a.content_type, contentId: a.content_id, content: a.content }));
+  const input = composeInputOf(ctx, msg, all, files, envDomain);
   const broadcast = stream?.type === 'Broadcasts';
   const tracked = msg.track_opens === 1 || msg.track_links !== 'None';
+  const lists = broadcast ? listHeaders({ streamId: msg.stream_id, serverId: msg.server_id, accountId: msg.account_id, fromEmail: msg.from_email, headers: input.headers, serviceDomain: ctx.config.returnPathDomain }) : [];
 
   const items: Envelope[] = [];
   const trackedLinks: number[] = [];
@@ -82,7 +85,7 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
   try {
     const build = (copy: ComposeInput) => {
       const unsigned = composeMime(copy);
-      const signed = key ? dkimSign(unsigned, key) : unsigned;
+      const signed = key ? dkimSign(unsigned, key, envDomain) : unsigned;
       first ??= { input: copy, signed, unsigned };
       return signed;
     };
@@ -108,7 +111,7 @@ export async function runDeliveryJob(ctx: AppContext, parts: DeliveryParts, job:
           copy.text = t.text;
         }
         if (broadcast) {
-          copy.extraHeaders = unsubscribeHeaders(ctx, { serverId: msg.server_id, streamId: msg.stream_id, streamType: 'Broadcasts', messageId: msg.id, recipient: r.email, unsubscribeHandling: stream?.unsubscribe_handling, baseUrl: trackingBase });
+          copy.extraHeaders = [...lists, ...unsubscribeHeaders(ctx, { serverId: msg.server_id, streamId: msg.stream_id, streamType: 'Broadcasts', messageId: msg.id, recipient: r.email, unsubscribeHandling: stream?.unsubscribe_handling, baseUrl: trackingBase })];
         }
         raw = build(copy);
       }

@@ -44,7 +44,7 @@ function linkSafePart(subtype: 'plain' | 'html', text: string): Leaf {
 
 export function composeSystemMime(m: SystemMimeInput): Buffer {
   const top = [
-    `From: ${formatMailbox(m.fromName, m.from)}`,
+    foldField('From', formatMailbox(m.fromName, m.from)),
     addressField('To', [m.to]),
     textField('Subject', m.subject),
     foldField('Message-ID', m.messageIdHeader),

@@ -26,7 +26,7 @@ function messagesOf(ctx: AppContext, s: MessageScope) {
   return s.sandboxOnly ? q.where('sandbox', '=', 1) : q;
 }
 
-async function resolveId(ctx: AppContext, s: MessageScope, id: string): Promise<string> {
+export async function resolveId(ctx: AppContext, s: MessageScope, id: string): Promise<string> {
   if (id !== 'latest') return id;
   const m = await messagesOf(ctx, s).select('id').orderBy('received_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
   if (!m) throw messageNotFound(id);

@@ -5,6 +5,7 @@ import { failingGroups, type FailingGroup } from '../../infra/jobs/failing.js';
 import { queueStats } from '../../infra/jobs/stats.js';
 import { bulkCounts, type BulkCounts } from '../bulk/counts.js';
 import { listPostmaster } from '../inbound/postmaster.js';
+import { unalignedCost, unalignedDomains } from '../domains/alignment.js';
 import { formatTlsReport, tlsReport, type TlsDestination } from './tls-report.js';
 
 /** A worker whose heartbeat is older than this is shown as stale (killed or hung). */
@@ -22,6 +23,8 @@ export interface StatusReport {
   postmaster: { messages: number; newestAt: string | null };
   /** Bulk requests by status and the entries still to be compiled (domain/bulk/counts.ts). */
   bulk: BulkCounts;
+  /** Domains sending without a verified Return-Path (domains/alignment.ts) and what it costs them. */
+  unaligned: { total: number; names: string[]; cost: string };
 }
 
 export async function statusReport(ctx: AppContext): Promise<StatusReport> {
@@ -45,7 +48,7 @@ export async function statusReport(ctx: AppContext): Promise<StatusReport> {
   }));
   const pm = await listPostmaster(ctx, 1);
   const postmaster = { messages: pm.total, newestAt: pm.messages[0] ? new Date(pm.messages[0].receivedAt).toISOString() : null };
-  return { queues, workers, failingDestinations, pacedDestinations, tls: await tlsReport(ctx, now), postmaster, bulk: await bulkCounts(ctx.db) };
+  return { queues, workers, failingDestinations, pacedDestinations, tls: await tlsReport(ctx, now), postmaster, bulk: await bulkCounts(ctx.db), unaligned: { ...(await unalignedDomains(ctx)), cost: unalignedCost(ctx.config.returnPathDomain) } };
 }
 
 const secs = (ms: number) => (ms < 1000 ? '0 s' : ms < 120_000 ? `${Math.round(ms / 1000)} s` : ms < 7_200_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 3_600_000)} h`);
@@ -72,5 +75,8 @@ export function formatStatus(r: StatusReport): string {
   const b = r.bulk;
   const byStatus = Object.entries(b.requests).map(([status, n]) => `${status} ${n}`).join(', ');
   out.push(`Bulk requests: ${byStatus}; ${b.entriesPending} entr${b.entriesPending === 1 ? 'y' : 'ies'} waiting to be compiled`);
+  const u = r.unaligned;
+  out.push(`Domains without a verified Return-Path: ${u.total === 0 ? '(none)' : `${u.total} (${u.names.join(', ')}${u.total > u.names.length ? ', ...' : ''})`}`);
+  if (u.total > 0) out.push(`  ${u.cost}`);
   return `${out.join('\n')}\n`;
 }

@@ -27,15 +27,21 @@ export function decodeEntities(s: string): string {
 /**
  * Replaces the href of every <a> whose (decoded) link `rewrite` returns a new URL for. The replacement is
  * written double-quoted; tracking URLs contain only URL-safe characters, so no escaping is needed.
+ * A link whose visible text is itself a URL or a host name is left as it is (linkTextIsUrl): tracked, its
+ * text would name one place while it leads to another, the phishing pattern that mail clients warn about
+ * and SpamAssassin scores (HTTPS_HTTP_MISMATCH and the like).
  */
-export function rewriteHtmlLinks(html: string, rewrite: (link: string) => string | null): string {
+export function rewriteHtmlLinks(html: string, rewrite: (link: string) => string | null, textIsUrl?: (link: string) => void): string {
   let out = '';
   let copied = 0;
   A_OPEN.lastIndex = 0;
   for (let open = A_OPEN.exec(html); open; open = A_OPEN.exec(html)) {
     const end = tagEnd(html, open.index + 2);
     if (end === -1) break; // an attribute value left open runs to the end: no tag follows (13.2.5.38)
-    out += html.slice(copied, open.index) + rewriteTag(html.slice(open.index, end), rewrite);
+    const tag = html.slice(open.index, end);
+    const keep = linkTextIsUrl(visibleText(html, end));
+    if (keep && textIsUrl) rewriteTag(tag, (link) => (textIsUrl(link), null));
+    out += html.slice(copied, open.index) + (keep ? tag : rewriteTag(tag, rewrite));
     copied = end;
     A_OPEN.lastIndex = end;
   }
@@ -58,6 +64,49 @@ function tagEnd(html: string, from: number): number {
     }
   }
   return -1;
+}
+
+/** The longest link text examined: a URL past the tracked-link limit is not tracked anyway. */
+const MAX_TEXT = 2048;
+
+/**
+ * The text of the link whose start tag ends at `from`: up to its </a>, the next <a (links do not nest, HTML
+ * 13.2.6.4.7) or MAX_TEXT characters, with tags left out. Each link's region ends where the next link's
+ * begins, so the scans of a document together read it once.
+ */
+export function visibleText(html: string, from: number): string {
+  let text = '';
+  let inTag = false;
+  const stop = Math.min(html.length, from + MAX_TEXT);
+  for (let i = from; i < stop; i++) {
+    const c = html[i];
+    if (c === '<') {
+      const n = html[i + 1];
+      const isA = (n === 'a' || n === 'A') && !/[a-z0-9]/i.test(html[i + 2] ?? '');
+      const isClose = n === '/' && (html[i + 2] === 'a' || html[i + 2] === 'A') && !/[a-z0-9]/i.test(html[i + 3] ?? '');
+      if (isA || isClose) break;
+      inTag = true;
+    } else if (c === '>' && inTag) inTag = false;
+    else if (!inTag) text += c;
+  }
+  return text;
+}
+
+// What a reader and a mail client's phishing check take for an address: a URL with a scheme, or a host name
+// (dot-separated labels ending in a top-level name of letters) with an optional port, path or query.
+// Patterns without overlapping repetition (each label ends at a dot), so the test is linear in the text.
+const SCHEME_URL = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
+const HOST = /^[a-z0-9-]+(?:\.[a-z0-9-]+)+$/i;
+const TLD = /^[a-z]{2,}$/i;
+
+/** True when a link's visible text reads as a URL or host name (entities decoded, white space trimmed). */
+export function linkTextIsUrl(text: string): boolean {
+  const t = decodeEntities(text).trim();
+  if (t.length === 0 || t.length >= MAX_TEXT || /\s/.test(t)) return false;
+  if (SCHEME_URL.test(t)) return true;
+  const hostEnd = t.search(/[/:?#]/);
+  const host = hostEnd === -1 ? t : t.slice(0, hostEnd);
+  return HOST.test(host) && TLD.test(host.slice(host.lastIndexOf('.') + 1));
 }
 
 function rewriteTag(tag: string, rewrite: (link: string) => string | null): string {

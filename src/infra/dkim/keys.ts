@@ -43,7 +43,8 @@ export async function generateDkimKey(now: number, bits = DKIM_KEY_BITS): Promis
 }
 
 export const dkimHost = (selector: string, domain: string): string => `${selector}._domainkey.${domain}`;
-export const dkimTextValue = (publicKey: string): string => `k=rsa; p=${publicKey}`;
+// v=DKIM1 first: optional (RFC 6376 3.6.1) but the first tag when present, and some checkers look for it.
+export const dkimTextValue = (publicKey: string): string => `v=DKIM1; k=rsa; p=${publicKey}`;
 
 /** Stores a new pending key for a domain inside the caller's transaction. */
 export async function insertPendingKey(trx: Kysely<Database>, ctx: { secrets: Secrets }, domainId: number, key: NewKey, now: number): Promise<void> {

@@ -24,6 +24,13 @@ export const SIGNED_FIELDS = [
 ];
 const SIGNED = new Set(SIGNED_FIELDS.map((f) => f.toLowerCase()));
 
+/**
+ * Fields named once more in h= than the message has them ("oversigning", RFC 6376 8.15): a verifier hashes
+ * the extra name as an empty instance (5.4.2), so a relay that adds a second From, Subject, To, Date or
+ * Message-ID, which many readers show in place of the signed one, breaks the signature.
+ */
+export const OVERSIGNED_FIELDS = ['From', 'Subject', 'To', 'Date', 'Message-ID'];
+
 // Parsing a PEM key costs several times the signature made with it (~1 ms against ~0.3 ms for RSA-2048);
 // keys are few, so the parsed form is kept.
 const keyCache = new Map<string, KeyObject>();
@@ -51,7 +58,7 @@ function fieldsToSign(fields: HeaderField[]): { names: string[]; hashed: HeaderF
     byName.set(n, [...(byName.get(n) ?? []), f]);
   }
   const hashed = names.map((n) => byName.get(n.toLowerCase())!.pop()!);
-  return { names, hashed };
+  return { names: [...names, ...OVERSIGNED_FIELDS], hashed };
 }
 
 /** Folds a tag list at the separators so that no line passes 78 characters (RFC 5322 2.1.1). */
@@ -70,13 +77,17 @@ function foldList(prefix: string, items: string[], sep: string): string {
   return out;
 }
 
-/** The DKIM-Signature header field (with its CRLF) for a message. */
-export function dkimSignatureField(message: Buffer, key: DkimKey): string {
+/**
+ * The DKIM-Signature header field (with its CRLF) for a message. `auid`: a domain for the i= tag, the same as
+ * or a subdomain of d= (RFC 6376 3.5), on whose behalf the signing domain signs.
+ */
+export function dkimSignatureField(message: Buffer, key: DkimKey, auid?: string): string {
   const { fields, body } = splitMessage(message.toString('latin1'));
   const bh = createHash('sha256').update(relaxedBody(body), 'latin1').digest('base64');
   const { names, hashed } = fieldsToSign(fields);
   const head =
     `DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=${key.domainName};\r\n` +
+    (auid ? ` i=@${auid};\r\n` : '') +
     ` q=dns/txt; s=${key.keySelector};\r\n bh=${bh};\r\n` +
     `${foldList(' h=', names, ':')};\r\n b=`;
   // The signature covers the signed fields and then this field itself with an empty b= (RFC 6376 3.7), the
@@ -92,4 +103,21 @@ export function dkimSignatureField(message: Buffer, key: DkimKey): string {
 /** The message with a DKIM-Signature field prepended. */
 export function dkimSign(message: Buffer, key: DkimKey): Buffer {
   return Buffer.concat([Buffer.from(dkimSignatureField(message, key), 'latin1'), message]);
+}
+
+/**
+ * Signed for the From domain and, when the envelope (Return-Path) domain is a subdomain of the signing
+ * domain, a second time by the same key with i=@<envelope domain>. Filters credit a valid signature "from
+ * the envelope-From domain" by the signature's identity (SpamAssassin's DKIM_VALID_EF takes the i= domain
+ * when there is one, else d=, and wants it equal to the envelope domain), while the author-domain credit and
+ * DMARC go by d=; one signature cannot carry both when the two domains differ. The second signature uses
+ * the same published key, so nothing more is asked of the sender's DNS.
+ */
+export function dkimSignAligned(message: Buffer, key: DkimKey, envelopeDomain: string | null): Buffer {
+  const env = envelopeDomain?.toLowerCase() ?? '';
+  const d = key.domainName.toLowerCase();
+  if (!env.endsWith(`.${d}`)) return dkimSign(message, key);
+  const author = dkimSignatureField(message, key);
+  const envelope = dkimSignatureField(message, key, env);
+  return Buffer.concat([Buffer.from(author + envelope, 'latin1'), message]);
 }

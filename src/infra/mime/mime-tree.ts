@@ -3,7 +3,7 @@
 // ~0.5 ms of CPU for a small two-part message, about twice the RSA-2048 signature made over it.
 import { randomBytes } from 'node:crypto';
 import { isComposite, isOwnParam, paramText, parseContentType } from './content-type.js';
-import { base64Lines, encodeText, param } from './mime-encode.js';
+import { base64Lines, encodeText, foldField, param } from './mime-encode.js';
 
 export interface Leaf {
   /** Header fields of the part (Content-Type first), without CRLF. */
@@ -48,9 +48,9 @@ function attachmentType(contentType: string, name: string): string {
 }
 
 export function attachmentPart(a: AttachmentPart): Leaf {
-  const headers = [`Content-Type: ${attachmentType(a.contentType, a.name)}`, 'Content-Transfer-Encoding: base64'];
-  headers.push(`Content-Disposition: ${a.contentId ? 'inline' : 'attachment'}; ${param('filename', a.name)}`);
-  if (a.contentId) headers.push(`Content-ID: <${a.contentId.replace(/[\r\n<>]+/g, '')}>`);
+  const headers = [foldField('Content-Type', attachmentType(a.contentType, a.name)), 'Content-Transfer-Encoding: base64'];
+  headers.push(foldField('Content-Disposition', `${a.contentId ? 'inline' : 'attachment'}; ${param('filename', a.name)}`));
+  if (a.contentId) headers.push(foldField('Content-ID', `<${a.contentId.replace(/[\r\n<>]+/g, '')}>`));
   return { headers, body: base64Lines(a.content) };
 }
 

@@ -16,6 +16,7 @@ describe('per-recipient copies', () => {
   let sink: SmtpSink;
   let dns: TestDnsServer;
   let verify: (raw: string) => Promise<string>;
+  let resolver: Resolver;
   before(async () => {
     sink = await startSmtpSink();
     dns = await startDnsServer();
@@ -23,7 +24,7 @@ describe('per-recipient copies', () => {
     await addConfirmedSender(s, 'news@example.com');
     const key = await addVerifiedDomain(s, 'example.com', 'mr1');
     dns.set('mr1._domainkey.example.com', [{ type: 'TXT', data: `v=DKIM1; k=rsa; p=${key.publicKeyBase64}` }]);
-    const resolver = new Resolver();
+    resolver = new Resolver();
     resolver.setServers([dns.address]);
     verify = async (raw) => (await dkimVerify(Buffer.from(raw), { resolver: (n: string, rr: string) => resolver.resolve(n, rr as 'TXT') })).results[0].status.result;
   });
@@ -65,10 +66,35 @@ describe('per-recipient copies', () => {
       assert.match(lu, /^<https?:\/\/.+>$/);
       links.add(lu);
       assert.equal(p.headers.find((h) => h.key === 'list-unsubscribe-post')?.value, 'List-Unsubscribe=One-Click');
-      assert.match(m.raw.replace(/\r\n\s+/g, ' '), /h=[^;]*List-Unsubscribe:List-Unsubscribe-Post/i);
+      assert.match(m.raw.replace(/\r\n\s+/g, ''), /h=[^;]*List-Unsubscribe:List-Unsubscribe-Post/i);
+      // RFC 2919 List-Id under the From domain and Gmail's Feedback-ID, both signed.
+      assert.match(p.headers.find((h) => h.key === 'list-id')?.value ?? '', /^<broadcast\.\d+\.example\.com>$/);
+      assert.match(p.headers.find((h) => h.key === 'feedback-id')?.value ?? '', /^broadcast:\d+:\d+:[a-z0-9.-]+$/);
+      assert.match(m.raw.replace(/\r\n\s+/g, ''), /h=[^;]*List-Id[^;]*Feedback-ID/i);
       assert.equal(await verify(m.raw), 'pass');
     }
     assert.equal(links.size, 2, 'one link per recipient');
+  });
+
+  it('writes Message-ID at the verified custom Return-Path domain, else at the service domain', async () => {
+    await send(s, { From: 'news@example.com', To: 'g@dest.example', Subject: 'default', TextBody: 'x' });
+    await s.drain();
+    const plain = await PostalMime.parse(sink.messages.at(-1)!.raw);
+    assert.match(plain.messageId ?? '', new RegExp(`@${s.ctx.config.returnPathDomain.replace(/\./g, '\\.')}>$`));
+    await s.ctx.db.updateTable('domains').set({ return_path_domain: 'pm-bounces.example.com', return_path_verified: 1 }).where('name', '=', 'example.com').execute();
+    try {
+      await send(s, { From: 'news@example.com', To: 'h@dest.example', Subject: 'own', TextBody: 'x' });
+      await s.drain();
+      const m = sink.messages.at(-1)!;
+      assert.match((await PostalMime.parse(m.raw)).messageId ?? '', /^<[0-9a-f-]+@pm-bounces\.example\.com>$/);
+      assert.match(m.from, /@pm-bounces\.example\.com$/, 'the envelope domain it names');
+      // Signed for From (d=example.com) and, by the same key, for the envelope domain (i=@pm-bounces...).
+      const results = (await dkimVerify(Buffer.from(m.raw), { resolver: (n: string, rr: string) => resolver.resolve(n, rr as 'TXT') })).results;
+      assert.deepEqual(results.map((r: { status: { result: string } }) => r.status.result), ['pass', 'pass']);
+      assert.match(m.raw.replace(/\r\n\s+/g, ''), /DKIM-Signature:[^\n]*i=@pm-bounces\.example\.com;/);
+    } finally {
+      await s.ctx.db.updateTable('domains').set({ return_path_verified: 0 }).where('name', '=', 'example.com').execute();
+    }
   });
 
   it('counts the tracked links of each delivered copy in TotalTrackedLinksSent', async () => {

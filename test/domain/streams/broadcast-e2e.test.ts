@@ -41,7 +41,7 @@ describe('broadcast mail end to end', () => {
     assert.equal(r.status, 200, r.text);
     const mail = await deliveredTo('reader@dest.example');
     const link = header(mail, 'list-unsubscribe');
-    assert.match(link ?? '', /^<http:\/\/localhost:8080\/unsubscribe\/[\w-]+\.[\w-]+>$/);
+    assert.match(link ?? '', /^<http:\/\/localhost:8080\/unsubscribe\/[\w-]+>$/);
     assert.equal(header(mail, 'list-unsubscribe-post'), 'List-Unsubscribe=One-Click');
     // RFC 8058 section 4: the DKIM signature covers both headers.
     const signed = /\bh=([^;]+)/.exec((header(mail, 'dkim-signature') ?? '').replace(/\s+/g, ''))?.[1].toLowerCase().split(':') ?? [];

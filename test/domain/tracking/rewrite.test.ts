@@ -10,7 +10,7 @@ import { parseUserAgent } from '../../../src/domain/tracking/user-agent.js';
 // applyTracking needs only the public URL and the real signing keys.
 const ctx = { config: { publicUrl: 'https://mail.example.test' }, secrets: createSecrets('a-test-master-key-a-test-master-key-0123') } as unknown as AppContext;
 const base = { messageId: 'm-1', recipient: 'Ann@example.net', trackOpens: false, trackLinks: 'HtmlAndText' };
-const TRACK = /https:\/\/mail\.example\.test\/t\/c\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)/g;
+const TRACK = /https:\/\/mail\.example\.test\/t\/c\/([A-Za-z0-9_-]+)/g;
 const clicks = (s: string) => [...s.matchAll(TRACK)].map((m) => readClickToken(ctx, m[1]));
 
 describe('applyTracking', () => {
@@ -26,6 +26,21 @@ describe('applyTracking', () => {
       ],
     );
     assert.ok(out.html!.includes(`class='b'`) && out.html!.includes('>B</A>'), 'the rest of the tag is kept');
+  });
+
+  it('leaves a link whose visible text is a URL or host name untracked, so text and target never disagree', () => {
+    const html = [
+      '<a href="https://shop.example.com/account">https://shop.example.com/account</a>',
+      '<a href="https://shop.example.com/a"> <b>shop.example.com/a</b> </a>',
+      '<a href="https://shop.example.com/">www.shop.example.com</a>',
+      '<a href="https://shop.example.com/x">http&#58;//shop.example.com/x</a>',
+      '<a href="https://shop.example.com/y">Your account</a>',
+      '<a href="https://shop.example.com/z">Version 2.0</a>',
+      '<a href="https://shop.example.com/q"><img src="cid:logo"></a>',
+    ].join('\n');
+    const out = applyTracking(ctx, { ...base, html, text: null });
+    assert.deepEqual(clicks(out.html!).map((t) => t?.link), ['https://shop.example.com/y', 'https://shop.example.com/z', 'https://shop.example.com/q']);
+    for (const keep of html.split('\n').slice(0, 4)) assert.ok(out.html!.includes(keep), keep);
   });
 
   it('leaves mailto:, tel:, anchors, relative, unsubscribe and own links alone', () => {

@@ -3,7 +3,8 @@
 // capture inbox; keyset paging walks every message once.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { addConfirmedSender } from '../../helpers/senders.js';
+import { formatStatus, statusReport } from '../../../src/domain/operations/status.js';
+import { addConfirmedSender, addVerifiedDomain } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { ADMIN, addUsers, ConsoleClient } from './helpers.js';
 
@@ -27,6 +28,17 @@ describe('console pages', () => {
     assert.equal(r.status, 200, r.text);
     return r.body.MessageID as string;
   };
+
+  it('shows what sending without a verified Return-Path costs, on the domain card and in mailroom status', async () => {
+    await addVerifiedDomain(s, 'acme.example');
+    const cost = /HEADER_FROM_DIFFERENT_DOMAINS[^<]*DKIM_VALID_EF[^<]*DMARC/;
+    assert.match((await c.get('/console/senders')).text, /data-alignment>Return-Path not verified: mail goes out with the envelope domain/);
+    assert.match((await c.get('/console/senders')).text, cost);
+    assert.match(formatStatus(await statusReport(s.ctx)), /^Domains without a verified Return-Path: 1 \(acme\.example\)\n {2}mail goes out with the envelope domain .*HEADER_FROM_DIFFERENT_DOMAINS/m);
+    await s.ctx.db.updateTable('domains').set({ return_path_domain: 'pm-bounces.acme.example', return_path_verified: 1 }).where('name', '=', 'acme.example').execute();
+    assert.doesNotMatch((await c.get('/console/senders')).text, /data-alignment/);
+    assert.match(formatStatus(await statusReport(s.ctx)), /^Domains without a verified Return-Path: \(none\)$/m);
+  });
 
   it('renders every sender-controlled value as text, never markup', async () => {
     const id = await send({

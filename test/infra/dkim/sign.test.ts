@@ -60,9 +60,16 @@ describe('DKIM signer', () => {
     assert.match(field, /^DKIM-Signature: v=1; a=rsa-sha256; c=relaxed\/relaxed; d=example\.com;/);
     for (const line of field.split('\r\n')) assert.ok(line.length <= 78, line);
     const h = /\sh=([^;]+);/.exec(field)![1].replace(/\s+/g, '');
-    assert.equal(h, 'From:To:Subject:List-Unsubscribe:List-Unsubscribe-Post:To:MIME-Version:Content-Type');
+    // From, Subject, To, Date and Message-ID once more than present (oversigned, RFC 6376 8.15).
+    assert.equal(h, 'From:To:Subject:List-Unsubscribe:List-Unsubscribe-Post:To:MIME-Version:Content-Type:From:Subject:To:Date:Message-ID');
     const r = await verify(signed);
     assert.equal(r.status.result, 'pass', JSON.stringify(r.status));
+    // A relay that adds a second From, Subject or Date (absent before) breaks the signature.
+    const at = signed.indexOf('\r\nFrom:') + 2;
+    for (const extra of ['From: attacker@evil.example\r\n', 'Subject: Urgent\r\n', 'Date: Mon, 1 Jan 2024 00:00:00 +0000\r\n']) {
+      const forged = Buffer.concat([signed.subarray(0, at), Buffer.from(extra), signed.subarray(at)]);
+      assert.equal((await verify(forged)).status.result, 'fail', extra);
+    }
     assert.equal(r.signingDomain, 'example.com');
 
     // Any change to a signed field or the body breaks it.

@@ -8,11 +8,12 @@ import { familyName, platformName, type CheckWarning } from '../../../domain/mes
 import { runHtmlCheck } from '../../../domain/message-checks/html-check-run.js';
 import type { LinkCheckResponse } from '../../../domain/message-checks/link-check.js';
 import { spamCheck, spamCheckConfigured } from '../../../domain/message-checks/spam-check.js';
+import { deliverabilityCheck } from '../../../domain/message-checks/deliverability-check.js';
 import { html, query, type Html } from '../html.js';
 import { csrf } from '../layout.js';
 import type { PageCall } from '../router.js';
 
-export type CheckTab = 'html' | 'links' | 'spam';
+export type CheckTab = 'html' | 'links' | 'spam' | 'deliverability';
 
 const pct = (n: number) => `${n.toFixed(1)}%`;
 
@@ -74,6 +75,23 @@ ${
 }`;
 }
 
+async function deliverabilityPanel(ctx: AppContext, serverId: number, messageId: string): Promise<Html> {
+  const r = await deliverabilityCheck(ctx, { serverId }, messageId);
+  const a = r.Alignment;
+  return html`<h3>DKIM</h3>${
+    r.DKIM.Signatures.length
+      ? html`<table class="list checks" aria-label="DKIM signatures"><thead><tr><th>Domain</th><th>Selector</th><th>Identity</th><th>Result</th></tr></thead><tbody>${r.DKIM.Signatures.map((x) => html`<tr><td>${x.Domain}</td><td>${x.Selector}</td><td>${x.Identity}</td><td>${x.Result}${x.Comment ? ` (${x.Comment})` : ''}</td></tr>`)}</tbody></table>`
+      : html`<p class="muted">Not signed yet${r.DKIM.WouldSignWith ? `: delivery will sign with ${r.DKIM.WouldSignWith}` : ': the From domain has no verified DKIM key'}.</p>`
+  }
+<h3>Alignment</h3><p>From domain <code>${a.FromDomain}</code> · envelope (Return-Path) domain <code>${a.EnvelopeDomain}</code> ${a.Aligned ? html`<span class="ok">aligned</span>` : html`<span class="warn">not aligned</span>`}</p>${a.Cost ? html`<p class="warn" data-alignment>${a.Cost}</p>` : ''}
+<h3>Header lines</h3>${r.Headers.Overlong.length ? html`<ul>${r.Headers.Overlong.map((h) => html`<li><code>${h.Name}</code>: ${h.Length} characters (over ${r.Headers.Limit})</li>`)}</ul>` : html`<p class="muted">Every header line is within ${r.Headers.Limit} characters.</p>`}
+<h3>Tracking</h3><p>Opens ${r.Tracking.TrackOpens ? 'tracked' : 'not tracked'} · links: ${r.Tracking.TrackLinks}</p>${
+    r.Tracking.Tracked.length || r.Tracking.Untracked.length
+      ? html`<table class="list checks" aria-label="Tracked links"><thead><tr><th>Link</th><th>Rewritten</th></tr></thead><tbody>${r.Tracking.Tracked.map((l) => html`<tr><td class="wrap">${l}</td><td>click redirect</td></tr>`)}${r.Tracking.Untracked.map((l) => html`<tr><td class="wrap">${l.Link}</td><td>left as it is: ${l.Reason}</td></tr>`)}</tbody></table>`
+      : ''
+  }`;
+}
+
 /** The "Checks" section: tab links, and the open tab's panel. */
 export async function checksSection(ctx: AppContext, c: PageCall, m: { MessageID: string; HtmlBody: string }, o: { tab: CheckTab | null; links?: LinkCheckResponse; follow?: boolean }): Promise<Html> {
   const base = `/console/s/${c.server.id}/messages/${m.MessageID}`;
@@ -81,6 +99,7 @@ export async function checksSection(ctx: AppContext, c: PageCall, m: { MessageID
     ['html', 'HTML check'],
     ['links', 'Link check'],
     ['spam', 'Spam check'],
+    ['deliverability', 'Deliverability'],
   ];
   const panel =
     o.tab === 'html'
@@ -89,10 +108,12 @@ export async function checksSection(ctx: AppContext, c: PageCall, m: { MessageID
         ? linksPanel(c, `${base}/link-check#checks`, o.links ?? null, o.follow ?? false)
         : o.tab === 'spam'
           ? await spamPanel(ctx, c.server.id, m.MessageID)
-          : html`<p class="muted">Choose a check: HTML and CSS support across email clients, broken links, or SpamAssassin's score.</p>`;
+          : o.tab === 'deliverability'
+            ? await deliverabilityPanel(ctx, c.server.id, m.MessageID)
+            : html`<p class="muted">Choose a check: HTML and CSS support across email clients, broken links, or SpamAssassin's score.</p>`;
   return html`<h2 id="checks">Checks</h2>
 <nav class="subtabs" aria-label="Message checks">${tabs.map(([id, label]) => html`<a href="${base}${query({ check: id })}#checks"${o.tab === id ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>
 <section class="check-panel" aria-label="${tabs.find(([id]) => id === o.tab)?.[1] ?? 'Checks'}">${panel}</section>`;
 }
 
-export const checkTab = (v: string | undefined): CheckTab | null => (v === 'html' || v === 'links' || v === 'spam' ? v : null);
+export const checkTab = (v: string | undefined): CheckTab | null => (v === 'html' || v === 'links' || v === 'spam' || v === 'deliverability' ? v : null);

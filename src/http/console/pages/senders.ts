@@ -3,6 +3,7 @@
 import type { AppContext } from '../../../domain/app-context.js';
 import { listDomains, rotateDomainDkim, verifyDomainDkim, verifyDomainDmarc, verifyDomainReturnPath } from '../../../domain/domains/domains.js';
 import { domainDetail } from '../../../domain/domains/view.js';
+import { unalignedCost } from '../../../domain/domains/alignment.js';
 import { listSignatures, resendConfirmation } from '../../../domain/sender-signatures/signatures.js';
 import { html } from '../html.js';
 import { csrf, page } from '../layout.js';
@@ -23,6 +24,7 @@ export function registerSenders(r: ConsoleRouter, ctx: AppContext): void {
       const base = `/console/domains/${String(d.ID)}`;
       return html`<section class="card"><h3>${String(d.Name)}</h3>
 <p>DKIM ${d.DKIMVerified ? html`<span class="ok">verified</span>` : html`<span class="warn">not verified</span>`}${d.DKIMUpdateStatus === 'Pending' ? ' · key rotation pending: publish the new key, then verify' : ''} · Return-Path ${d.ReturnPathDomainVerified ? html`<span class="ok">verified</span>` : html`<span class="warn">not verified</span>`} · SPF ${d.SPFVerified ? html`<span class="ok">verified</span>` : html`<span class="warn">not verified</span>`} · DMARC ${d.DMARCVerified ? html`<span class="ok">verified</span>` : html`<span class="warn">not verified</span>`}${d.DMARCPolicy ? html` (p=${String(d.DMARCPolicy)})` : ''} · <a href="${base}/dmarc">DMARC reports</a></p>
+${d.ReturnPathDomainVerified ? '' : html`<p class="warn" data-alignment>Return-Path not verified: ${unalignedCost(ctx.config.returnPathDomain)}</p>`}
 <table class="list"><thead><tr><th scope="col">Type</th><th scope="col">Host</th><th scope="col">Value</th><th scope="col"><span class="sr-only">Copy</span></th></tr></thead><tbody>
 ${record(`dkim-${String(d.ID)}`, 'TXT (DKIM)', d.DKIMHost, d.DKIMTextValue)}${record(`dkim-new-${String(d.ID)}`, 'TXT (new DKIM key)', d.DKIMPendingHost, d.DKIMPendingTextValue)}${record(`rp-${String(d.ID)}`, 'CNAME (Return-Path)', d.ReturnPathDomain, d.ReturnPathDomainCNAMEValue)}${record(`spf-${String(d.ID)}`, 'TXT (SPF)', d.SPFHost, d.SPFTextValue)}${record(`dmarc-${String(d.ID)}`, 'TXT (DMARC)', d.DMARCHost, d.DMARCTextValue)}${record(`dmarc-auth-${String(d.ID)}`, 'TXT (report authorization, operator)', d.DMARCReportAuthorizationHost, d.DMARCReportAuthorizationTextValue)}
 </tbody></table>

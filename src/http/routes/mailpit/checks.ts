@@ -1,5 +1,5 @@
 // Mailpit's message checks under the Mailpit API prefix (/mailpit): GET /api/v1/message/{ID}/html-check,
-// /link-check (?follow=true|1) and /sa-check, answering Mailpit's shapes and statuses (server/apiv1/other.go):
+// /link-check (?follow=true|1) and /sa-check (and mailroom's /deliverability-check), answering Mailpit's shapes and statuses (server/apiv1/other.go):
 // 200 with the JSON, 400 text/plain for a message without HTML or without a SpamAssassin service, 404
 // "404 page not found" for an unknown id. `ID` may be `latest`. The server whose messages are read comes
 // from the Mailpit plugin's authentication (deps.serverFor).
@@ -10,6 +10,7 @@ import { runHtmlCheck } from '../../../domain/message-checks/html-check-run.js';
 import { createLinkChecker } from '../../../domain/message-checks/link-check.js';
 import { checkedMessage, type MessageScope } from '../../../domain/message-checks/message-source.js';
 import { spamCheck, SpamNotConfigured } from '../../../domain/message-checks/spam-check.js';
+import { deliverabilityCheck } from '../../../domain/message-checks/deliverability-check.js';
 
 export interface MailpitCheckDeps {
   ctx: AppContext;
@@ -67,4 +68,6 @@ export function registerMailpitCheckRoutes(app: FastifyInstance, deps: MailpitCh
   );
 
   app.get('/api/v1/message/:id/sa-check', hide, (request, reply) => answer(request, reply, deps, (scope, id) => spamCheck(ctx, scope, id)));
+  // mailroom's own, beside Mailpit's: DKIM against the published key, alignment, header lengths, tracking.
+  app.get('/api/v1/message/:id/deliverability-check', hide, (request, reply) => answer(request, reply, deps, (scope, id) => deliverabilityCheck(ctx, scope, id)));
 }
