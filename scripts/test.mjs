@@ -4,9 +4,10 @@
 // A file's tier is named on its first line; a file without the marker is an integration test:
 //   // tier: unit   database-free (no service, no test database): runs once
 //   (no marker)     integration: runs on SQLite, then on PostgreSQL
-//   // tier: compat  real clients (the hosted service's official ones, framework mailers; Ruby, PHP and Python
-//                   programs installed by scripts/setup.sh) driven against a mailroom: on SQLite (or the one
-//                   MAILROOM_TEST_DB names)
+//   // tier: compat  other people's programs judging mailroom from outside: real clients (the hosted service's
+//                   official ones, framework mailers; Ruby, PHP and Python programs installed by
+//                   scripts/setup.sh) and real checkers of the mail it writes (dkimpy, opendkim, SpamAssassin):
+//                   on SQLite (or the one MAILROOM_TEST_DB names)
 //   // tier: slow   multi-second load and robustness walks: its own tier, on both databases, last
 // A unit file that reaches the test database (test/helpers/database.ts, directly or through another test
 // helper) is refused: it would quietly be tested on one database only.
@@ -172,8 +173,8 @@ for (const tier of tiers) {
   const tierFiles = byTier.get(tier);
   if (tierFiles.length === 0) continue;
   // A unit file touches no database, so once is enough (MAILROOM_TEST_DB=sqlite, harmless, is what it sees).
-  // The compat tier drives clients through the HTTP surface, which reads a request the same way on either
-  // database, and costs over two minutes on both: it runs on SQLite unless MAILROOM_TEST_DB names one.
+  // The compat tier judges the HTTP surface and the mail written, which are the same on either database, and
+  // costs minutes on each: it runs on SQLite unless MAILROOM_TEST_DB names one.
   const dialects = tier === 'unit' || (tier === 'compat' && !process.env.MAILROOM_TEST_DB) ? ['sqlite'] : databases;
   for (const dialect of dialects) {
     const label = tier === 'unit' ? 'unit tier (no database)' : `${tier} tier on ${dialect}`;

@@ -1,4 +1,4 @@
-// tier: slow
+// tier: compat
 // The deliverability tier: a fixed set of messages like a new user's (text, HTML with links, an attachment
 // and an inline image, German/Japanese/emoji, a 200-character subject, a 5,000-character line, a broadcast),
 // sent through the API with tracking off and on, from a domain with a verified DKIM key and a verified custom
