@@ -22,8 +22,10 @@ interface Field {
 
 /** What a schema says about the keys of a value: the fields of an object, the items of an array. */
 interface KeyNode {
-  /** Canonical name -> field; null when the schema describes no object fields here. */
+  /** Canonical name (and each alias met, see fieldOf) -> field; null when the schema describes no object fields here. */
   exact: Map<string, Field> | null;
+  /** Aliases added to `exact`. */
+  aliases: number;
   /** Lowercase name -> field. */
   folded: Map<string, Field> | null;
   items: KeyNode | null;
@@ -72,7 +74,7 @@ function addField(node: KeyNode, name: string, child: KeyNode | null): void {
 /** The key map of a JSON schema; null when it describes no keys (nothing to rename at or below it). */
 export function compileKeyMap(schema: unknown, depth = 0): KeyNode | null {
   if (!isSchema(schema) || depth > 32) return null;
-  const node: KeyNode = { exact: null, folded: null, items: null };
+  const node: KeyNode = { exact: null, folded: null, items: null, aliases: 0 };
   const props = schema.properties;
   if (isSchema(props) && Object.keys(props).length > 0) {
     node.exact = new Map();
@@ -93,6 +95,21 @@ function setKey(o: Record<string, unknown>, k: string, v: unknown): void {
   else o[k] = v;
 }
 
+// Spellings met besides the schema's own are remembered per object node (the PHP client sends the same
+// camelCase keys on every request), up to a bound so that a stranger's keys cannot grow the map.
+const MAX_ALIASES = 256;
+
+function fieldOf(node: KeyNode, known: Map<string, Field>, k: string): Field | undefined {
+  const f = known.get(k);
+  if (f) return f;
+  const g = node.folded!.get(k.toLowerCase());
+  if (g && node.aliases < MAX_ALIASES) {
+    known.set(k, g);
+    node.aliases++;
+  }
+  return g;
+}
+
 /** The value with the keys the schema describes in the schema's spelling. Values are rewritten in place;
  * an object with a renamed key is replaced by a copy in the same key order. */
 export function canonicalKeys(value: unknown, node: KeyNode): unknown {
@@ -107,12 +124,9 @@ export function canonicalKeys(value: unknown, node: KeyNode): unknown {
   const o = value as Record<string, unknown>;
   let renamed = false;
   for (const k in o) {
-    let f = exact.get(k);
-    if (!f) {
-      f = node.folded!.get(k.toLowerCase());
-      if (!f) continue;
-      renamed = true;
-    }
+    const f = fieldOf(node, exact, k);
+    if (!f) continue;
+    if (f.name !== k) renamed = true;
     if (f.node) {
       const v = o[k];
       if (v !== null && typeof v === 'object') {
@@ -124,8 +138,7 @@ export function canonicalKeys(value: unknown, node: KeyNode): unknown {
   if (!renamed) return value;
   const out: Record<string, unknown> = {};
   for (const k in o) {
-    const f = exact.get(k) ?? node.folded!.get(k.toLowerCase());
-    const name = f ? f.name : k;
+    const name = fieldOf(node, exact, k)?.name ?? k;
     // Two spellings of one field: the later wins, at the place of the first.
     setKey(out, name, o[k]);
   }

@@ -111,6 +111,19 @@ describe('inbound SMTP listener: DSNs and complaints over real SMTP', () => {
     assert.equal(b.Email, 'redacted@recipient.example');
   });
 
+  it("ties a feedback-loop report back through the original's Return-Path when it kept its own Message-ID", async () => {
+    // A message sent with X-PM-KeepID: true carries the application's Message-ID; the report names that one.
+    const m = await sendOne(s, 'kept-id@recipient.example');
+    const raw = report('arf-redacted.eml', m)
+      .replace(/To: redacted@hotmail\.com/, 'To: someone@hotmail.example')
+      .replace(new RegExp(`Message-ID: <${m.messageId}@mailroom>`), 'Message-ID: <ticket-1.reply-2@helpdesk.example>');
+    assert.ok(raw.includes('<ticket-1.reply-2@helpdesk.example>'));
+    assert.ok((await deliverReport(s, `fbl@${s.config.returnPathDomain}`, raw)).ok);
+    const [b] = await bouncesOf(m.messageId);
+    assert.equal(b?.Type, 'SpamComplaint');
+    assert.equal(b.Email, 'kept-id@recipient.example');
+  });
+
   it('keeps delayed DSNs and auto-replies as non-suppressing records', async () => {
     const d = await sendOne(s, 'slow@recipient.example');
     assert.ok((await deliverReport(s, d.verp, report('postfix-delayed.eml', d))).ok);
