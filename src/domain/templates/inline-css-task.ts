@@ -1,6 +1,12 @@
 // The CSS inlining itself (juice), run on a worker thread (infra/threads, inline-css.ts) or, for a small
 // document, on the caller's thread. Its own module so that a worker loads juice and nothing of the renderer.
-import juice from 'juice';
+//
+// juice/client is juice's inliner alone: it inlines the <style> blocks of the document it is given and has
+// no code that fetches. juice's main entry adds juiceResources/juiceFile, which fetch <link> stylesheets,
+// images and scripts through web-resource-inliner; importing the client keeps that code out of the process,
+// so a template's <link href> or @import url(...) can never make mailroom reach a host (test:
+// test/domain/templates/inline-css-network.test.ts).
+import juice from 'juice/client.js';
 
 export function inlineStyles(html: string): string {
   return juice(html, { preserveMediaQueries: true, preserveFontFaces: true, removeStyleTags: true, applyWidthAttributes: false, applyHeightAttributes: false });
