@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { TEST_DIALECT, TEST_PG_URL } from '../../helpers/database.js';
+import { TEST_DIALECT } from '../../helpers/database.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -25,7 +25,7 @@ async function holdWriteLock(s: TestService): Promise<{ release(): Promise<void>
       },
     };
   }
-  const client = new pg.Client({ connectionString: TEST_PG_URL, options: `-c search_path=${s.ctx.database.schema}` });
+  const client = new pg.Client({ connectionString: s.config.databaseUrl });
   await client.connect();
   await client.query('BEGIN');
   // Conflicts with the ROW EXCLUSIVE lock an INSERT takes, not with reads.
