@@ -59,9 +59,9 @@ export async function startDnsServer(): Promise<TestDnsServer> {
       send(response);
     },
   });
-  await new Promise<void>((resolve) => {
+  await new Promise<void>((resolve, reject) => {
     server.on('listening', () => resolve());
-    server.listen({ udp: { port: 0, address: '127.0.0.1' } });
+    server.listen({ udp: { port: 0, address: '127.0.0.1' } }).catch(reject);
   });
   const port: number = (server.addresses() as any).udp.port;
   return {

@@ -231,7 +231,8 @@ export class JobRunner {
         if (!close()) return;
         this.stats.handedOver++;
         if (waits) this.waitForGroup(h, job, gk!, handover);
-        else this.track(h, job, true, handover);
+        // track() settles the job itself and never rejects.
+        else void this.track(h, job, true, handover);
       },
       cancel: () => {
         if (!close()) return;
@@ -368,7 +369,8 @@ export class JobRunner {
       this.stats.claimed += jobs.length;
       for (const job of jobs) {
         started++;
-        this.track(h, job);
+        // track() settles the job itself and never rejects.
+        void this.track(h, job);
       }
       // More may wait: the next round (at once, as something started) claims for this queue again.
       if (jobs.length > 0) {
