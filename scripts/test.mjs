@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs the test suite in four tiers and ends with one summary line.
+// Runs the test suite in five tiers and ends with one summary line.
 //
 // A file's tier is named on its first line; a file without the marker is an integration test:
 //   // tier: unit   database-free (no service, no test database): runs once
@@ -8,7 +8,12 @@
 //                   official ones, framework mailers; Ruby, PHP and Python programs installed by
 //                   scripts/setup.sh) and real checkers of the mail it writes (dkimpy, opendkim, SpamAssassin):
 //                   on SQLite (or the one MAILROOM_TEST_DB names)
-//   // tier: slow   multi-second load and robustness walks: its own tier, on both databases, last
+//   // tier: slow   multi-second load and robustness walks: its own tier, on both databases
+// and a fifth tier, perf, of the timing bounds (milliseconds of CPU or wall clock). The other tiers assert
+// work (steps, bytes, refusals), never time: up to four files share the CPUs there. A test that measures
+// ends its name with " (timed)" and asserts its bound through test/helpers/timing.ts, which judges it in
+// the perf tier only. The perf tier runs last, one file at a time, only the timed tests of the files that
+// import that helper, on both databases when the file uses the test database, once otherwise.
 // A unit file that reaches the test database (test/helpers/database.ts, directly or through another test
 // helper) is refused: it would quietly be tested on one database only.
 //
@@ -16,7 +21,7 @@
 //   npm test -- --tier unit                    one tier (--tier integration,slow: several)
 //   npm test -- test/http                      only files under that path (file or folder), every tier
 //   MAILROOM_TEST_DB=sqlite npm test           only one database (for the integration and slow tiers)
-//   MAILROOM_TEST_CONCURRENCY=2 npm test       files run at once (default 4)
+//   MAILROOM_TEST_CONCURRENCY=2 npm test       files run at once (default 4; the perf tier always 1)
 // PostgreSQL: MAILROOM_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/test). When it cannot be
 // reached the PostgreSQL runs are skipped with a loud message, never silently, and their files are counted
 // as skipped; under CI=true that fails.
@@ -28,7 +33,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import pg from 'pg';
 
-const TIERS = ['unit', 'integration', 'compat', 'slow'];
+const TIERS = ['unit', 'integration', 'compat', 'slow', 'perf'];
 const root = new URL('..', import.meta.url).pathname;
 
 function parseArgs(argv) {
@@ -63,7 +68,8 @@ function tierOf(file) {
   const first = readFileSync(file, 'utf8').split('\n', 1)[0];
   const m = /^\/\/\s*tier:\s*(\w+)/.exec(first);
   if (!m) return 'integration';
-  if (!TIERS.includes(m[1])) throw new Error(`${relative(root, file)}: unknown tier "${m[1]}" (use ${TIERS.join(', ')})`);
+  // perf is not a file's tier: its tests are the timed tests of the other tiers' files (see the header).
+  if (!TIERS.includes(m[1]) || m[1] === 'perf') throw new Error(`${relative(root, file)}: unknown tier "${m[1]}" (use unit or slow, or no marker for integration)`);
   return m[1];
 }
 
@@ -113,33 +119,41 @@ function readTap(text) {
   const num = (k) => Number((new RegExp(`^# ${k} (\\d+)$`, 'm').exec(text) ?? [])[1] ?? 0);
   const lines = text.split('\n');
   let skippedSuites = 0;
+  let filteredOut = 0;
   for (let i = 0; i < lines.length; i++) {
     if (!/^\s*ok \d+ - .*# SKIP/.test(lines[i])) continue;
+    let suite = false;
     for (let j = i + 1; j < lines.length && !/^\s*\.\.\.$/.test(lines[j]); j++) {
-      if (/^\s*type: 'suite'$/.test(lines[j])) skippedSuites++;
+      if (/^\s*type: 'suite'$/.test(lines[j])) suite = true;
     }
+    // Not skipped: a test the perf tier's name pattern leaves out ran in its own tier, and a timing-only test
+    // or suite (test/helpers/timing.ts, TIMING_ONLY) left out of its own tier runs in the perf tier.
+    if (/# SKIP (test name does not match pattern|a timing bound only: asserted in the perf tier)$/.test(lines[i])) {
+      if (!suite) filteredOut++;
+    } else if (suite) skippedSuites++;
   }
   return {
     pass: num('pass'),
     fail: num('fail') + num('cancelled'),
-    skippedTests: num('skipped') + num('todo'),
+    skippedTests: num('skipped') + num('todo') - filteredOut,
     skippedSuites,
   };
 }
 
-function runFiles(files, dialect) {
+function runFiles(files, dialect, concurrency, timing) {
   const tap = join(tmpdir(), `mailroom-tap-${process.pid}-${Date.now()}.txt`);
   const r = spawnSync(
     process.execPath,
     [
       '--import', 'tsx',
       '--test',
-      `--test-concurrency=${process.env.MAILROOM_TEST_CONCURRENCY ?? 4}`,
+      `--test-concurrency=${concurrency}`,
+      ...(timing ? ['--test-name-pattern=\\(timed\\)$'] : []),
       '--test-reporter=spec', '--test-reporter-destination=stdout',
       '--test-reporter=tap', `--test-reporter-destination=${tap}`,
       ...files,
     ],
-    { stdio: 'inherit', cwd: root, env: { ...process.env, MAILROOM_TEST_DB: dialect } },
+    { stdio: 'inherit', cwd: root, env: { ...process.env, MAILROOM_TEST_DB: dialect, ...(timing ? { MAILROOM_TEST_TIMING: '1' } : {}) } },
   );
   let text = '';
   try {
@@ -159,6 +173,7 @@ if (files.length === 0) {
 }
 const byTier = new Map(TIERS.map((t) => [t, []]));
 for (const f of files) byTier.get(tierOf(f)).push(f);
+byTier.set('perf', files.filter((f) => /^import [^;]*from '[./]*helpers\/timing\.js';$/m.test(readFileSync(f, 'utf8'))));
 const misfiled = byTier.get('unit').filter((f) => usesDatabase(f));
 if (misfiled.length) {
   for (const f of misfiled) console.error(`${relative(root, f)} is marked "tier: unit" but uses the test database (test/helpers/database.ts): remove the marker`);
@@ -169,26 +184,38 @@ const databases = process.env.MAILROOM_TEST_DB ? [process.env.MAILROOM_TEST_DB] 
 const totals = { pass: 0, fail: 0, skippedTests: 0, skippedSuites: 0, skippedFiles: 0 };
 const timings = [];
 let exitCode = 0;
+/** The runs of a tier: [label, files, dialect]. A unit file touches no database, so once is enough
+ * (MAILROOM_TEST_DB=sqlite, harmless, is what it sees); so is a perf file that does not use the database. */
+function runsOf(tier, tierFiles) {
+  if (tier === 'unit') return [['unit tier (no database)', tierFiles, 'sqlite']];
+  // The compat tier judges the HTTP surface and the mail written, which are the same on either database, and
+  // costs minutes on each: it runs on SQLite unless MAILROOM_TEST_DB names one.
+  if (tier === 'compat' && !process.env.MAILROOM_TEST_DB) return [['compat tier on sqlite', tierFiles, 'sqlite']];
+  if (tier !== 'perf') return databases.map((d) => [`${tier} tier on ${d}`, tierFiles, d]);
+  const plain = tierFiles.filter((f) => !usesDatabase(f));
+  const withDb = tierFiles.filter((f) => usesDatabase(f));
+  return [
+    ...(plain.length ? [['perf tier (no database)', plain, 'sqlite']] : []),
+    ...(withDb.length ? databases.map((d) => [`perf tier on ${d}`, withDb, d]) : []),
+  ];
+}
+
+const concurrency = Number(process.env.MAILROOM_TEST_CONCURRENCY ?? 4);
 for (const tier of tiers) {
   const tierFiles = byTier.get(tier);
   if (tierFiles.length === 0) continue;
-  // A unit file touches no database, so once is enough (MAILROOM_TEST_DB=sqlite, harmless, is what it sees).
-  // The compat tier judges the HTTP surface and the mail written, which are the same on either database, and
-  // costs minutes on each: it runs on SQLite unless MAILROOM_TEST_DB names one.
-  const dialects = tier === 'unit' || (tier === 'compat' && !process.env.MAILROOM_TEST_DB) ? ['sqlite'] : databases;
-  for (const dialect of dialects) {
-    const label = tier === 'unit' ? 'unit tier (no database)' : `${tier} tier on ${dialect}`;
+  for (const [label, runFilesOfTier, dialect] of runsOf(tier, tierFiles)) {
     if (dialect === 'postgres' && !(await pgReachable())) {
       console.error('\n############################################################');
-      console.error(`##  SKIPPING the ${label} (${tierFiles.length} files).`);
+      console.error(`##  SKIPPING the ${label} (${runFilesOfTier.length} files).`);
       console.error('############################################################\n');
-      totals.skippedFiles += tierFiles.length;
+      totals.skippedFiles += runFilesOfTier.length;
       if (process.env.CI) exitCode = 1;
       continue;
     }
-    console.log(`\n=== ${label}: ${tierFiles.length} files ===\n`);
+    console.log(`\n=== ${label}: ${runFilesOfTier.length} files ===\n`);
     const started = Date.now();
-    const r = runFiles(tierFiles, dialect);
+    const r = tier === 'perf' ? runFiles(runFilesOfTier, dialect, 1, true) : runFiles(runFilesOfTier, dialect, concurrency, false);
     timings.push(`${label}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
     totals.pass += r.counts.pass;
     totals.fail += r.counts.fail + (r.wrote ? 0 : 1);

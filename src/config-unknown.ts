@@ -1,6 +1,6 @@
 // A misspelled MAILROOM_* variable would otherwise be ignored silently, and the default it leaves in place
 // can be costly (no MAILROOM_SMTP_RELAY means delivery straight to the recipients' MX hosts on the internet).
-// The known names are derived from config.ts itself (see loadConfig), so a setting added there is known at once.
+// The known names are src/settings.ts's table, the one place a setting is declared.
 
 /** Prefixes of variables read by the test and benchmark scripts, never by the service. */
 const TOOLING_PREFIXES = ['MAILROOM_TEST_', 'MAILROOM_BENCH_', 'MAILROOM_ROBUST_'];
@@ -39,9 +39,4 @@ export function unknownVariables(env: Record<string, string | undefined>, known:
   return Object.keys(env)
     .filter((k) => k.startsWith('MAILROOM_') && !known.has(k) && !TOOLING_PREFIXES.some((p) => k.startsWith(p)))
     .sort();
-}
-
-/** Every MAILROOM_* name written literally in a source text (config.ts, or its compiled dist/config.js). */
-export function namesInSource(text: string): Set<string> {
-  return new Set(text.match(/MAILROOM_[A-Z0-9_]*[A-Z0-9]/g) ?? []);
 }

@@ -3,10 +3,10 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { namesInSource, nearestName, unknownVariables } from './config-unknown.js';
+import { nearestName, unknownVariables } from './config-unknown.js';
 import { IpPoolsError, parseIpPools } from './domain/delivery/ip-pools/parse.js';
 import type { Config, DnsServer, InboundTls, IpPool, SmtpRelay, SmtpSlotLimits, SubmissionConfig } from './infra/config-types.js';
+import { SETTING_NAMES, type SettingName } from './settings.js';
 
 export type { Config, DnsServer, InboundTls, IpPool, Role, SmtpRelay, SmtpSlotLimits, SubmissionConfig } from './infra/config-types.js';
 
@@ -21,12 +21,12 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-function str(env: Env, name: string, fallback: string): string {
+function str(env: Env, name: SettingName, fallback: string): string {
   const v = env[name];
   return v === undefined || v === '' ? fallback : v;
 }
 
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+function int(env: Env, name: SettingName, fallback: number, min: number, max: number): number {
   const v = env[name];
   if (v === undefined || v === '') return fallback;
   if (!/^\d+$/.test(v)) throw new ConfigError(name, `expected a whole number, got ${JSON.stringify(v)}`);
@@ -36,7 +36,7 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
 }
 
 /** `10.0.0.1, 10.1.0.0/16, ::1, fd00::/8`: each an IP address, or one with a prefix length that fits it. */
-function parseTrustedProxies(env: Env, name = 'MAILROOM_TRUSTED_PROXIES'): string[] {
+function parseTrustedProxies(env: Env, name: SettingName = 'MAILROOM_TRUSTED_PROXIES'): string[] {
   const v = env[name];
   if (!v || !v.trim()) return [];
   return v.split(',').map((raw) => {
@@ -53,7 +53,7 @@ function parseTrustedProxies(env: Env, name = 'MAILROOM_TRUSTED_PROXIES'): strin
   });
 }
 
-function bool(env: Env, name: string, fallback: boolean): boolean {
+function bool(env: Env, name: SettingName, fallback: boolean): boolean {
   const v = env[name];
   if (v === undefined || v === '') return fallback;
   if (/^(1|true|yes|on)$/i.test(v)) return true;
@@ -63,7 +63,7 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
 
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
-function hostname(env: Env, name: string, fallback: string): string {
+function hostname(env: Env, name: SettingName, fallback: string): string {
   const v = str(env, name, fallback).toLowerCase();
   if (!HOSTNAME.test(v)) throw new ConfigError(name, `not a valid host name: ${JSON.stringify(v)}`);
   return v;
@@ -115,7 +115,7 @@ function parseDnsServers(env: Env): DnsServer[] | null {
   });
 }
 
-function parseUrl(env: Env, name: string, fallback: string): string {
+function parseUrl(env: Env, name: SettingName, fallback: string): string {
   const v = str(env, name, fallback);
   try {
     const u = new URL(v);
@@ -139,7 +139,7 @@ function parseDatabaseUrl(env: Env): string {
  * here, at start, so that a wrong path, a file that is not PEM, or a key that does not belong to the
  * certificate stops the process instead of failing each STARTTLS handshake later.
  */
-function parseInboundTls(env: Env, CERT = 'MAILROOM_INBOUND_TLS_CERT', KEY = 'MAILROOM_INBOUND_TLS_KEY'): InboundTls | null {
+function parseInboundTls(env: Env, CERT: SettingName = 'MAILROOM_INBOUND_TLS_CERT', KEY: SettingName = 'MAILROOM_INBOUND_TLS_KEY'): InboundTls | null {
   const certPath = env[CERT] ?? '';
   const keyPath = env[KEY] ?? '';
   if (!certPath && !keyPath) return null;
@@ -179,7 +179,7 @@ function httpTimeouts(env: Env): Config['http'] {
 }
 
 /** A port number, or null for `off` (the listener is not started). */
-function optionalPort(env: Env, name: string, fallback: number | null): number | null {
+function optionalPort(env: Env, name: SettingName, fallback: number | null): number | null {
   const v = env[name];
   if (v === undefined || v === '') return fallback;
   if (/^(off|none|disabled)$/i.test(v)) return null;
@@ -229,11 +229,11 @@ function parseDevSmtp(env: Env): Config['devSmtp'] {
 }
 
 /** <prefix>_MAX_CLIENT_CONNECTIONS, _IDLE_SECONDS and _SESSION_SECONDS of an SMTP listener. */
-function smtpSlots(env: Env, prefix: string, d: { maxPerClient: number; idle: number; session: number }): SmtpSlotLimits {
+function smtpSlots(env: Env, prefix: 'MAILROOM_INBOUND_SMTP' | 'MAILROOM_SUBMISSION', d: { maxPerClient: number; idle: number; session: number }): SmtpSlotLimits {
   return {
-    maxPerClient: int(env, `${prefix}_MAX_CLIENT_CONNECTIONS`, d.maxPerClient, 1, 100_000),
-    idleMs: int(env, `${prefix}_IDLE_SECONDS`, d.idle, 1, 86_400) * 1000,
-    sessionMs: int(env, `${prefix}_SESSION_SECONDS`, d.session, 1, 86_400) * 1000,
+    maxPerClient: int(env, `${prefix}_MAX_CLIENT_CONNECTIONS` as const, d.maxPerClient, 1, 100_000),
+    idleMs: int(env, `${prefix}_IDLE_SECONDS` as const, d.idle, 1, 86_400) * 1000,
+    sessionMs: int(env, `${prefix}_SESSION_SECONDS` as const, d.session, 1, 86_400) * 1000,
     authMs: null,
   };
 }
@@ -300,48 +300,25 @@ function ipPools(env: Env): IpPool[] {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-/** Variables read outside this file (delivery/options.ts, data-removals/register.ts), named here so that they are known. */
-export const READ_ELSEWHERE = ['MAILROOM_EHLO_NAME', 'MAILROOM_DELIVERY_LEASE_SECONDS', 'MAILROOM_DATA_REMOVAL_BATCH'];
-
 /**
  * Reads the configuration; an unknown MAILROOM_* variable (a misspelling) stops the start naming the nearest
- * known one. Known: every name this file reads or writes down, found both by recording what readConfig looks
- * up and by the names written in this file's own text (so a name read only under a condition counts too).
+ * declared one. The declared names are src/settings.ts's table, the only names the readers below accept.
  */
 export function loadConfig(env: Env = process.env): Config {
-  const read = new Set<string>(READ_ELSEWHERE);
-  const recording = new Proxy(env, {
-    get(target, key) {
-      if (typeof key === 'string') read.add(key);
-      return target[key as string];
-    },
-  });
-  const config = readConfig(recording);
-  let unknown = unknownVariables(env, read);
-  if (unknown.length > 0) {
-    for (const n of ownSourceNames()) read.add(n);
-    unknown = unknownVariables(env, read);
-  }
+  const config = readConfig(env);
+  const unknown = unknownVariables(env, SETTING_NAMES);
   if (unknown.length > 0) {
     const name = unknown[0];
-    throw new ConfigError(name, `unknown setting (did you mean ${nearestName(name, [...read].filter((k) => k.startsWith('MAILROOM_')))}?)`);
+    throw new ConfigError(name, `unknown setting (did you mean ${nearestName(name, SETTING_NAMES)}?)`);
   }
   return config;
-}
-
-function ownSourceNames(): Set<string> {
-  try {
-    return namesInSource(readFileSync(fileURLToPath(import.meta.url), 'utf8'));
-  } catch {
-    return new Set();
-  }
 }
 
 function readConfig(env: Env): Config {
   const returnPathDomain = hostname(env, 'MAILROOM_RETURN_PATH_DOMAIN', 'bounces.localhost');
   const logLevel = str(env, 'MAILROOM_LOG_LEVEL', 'info');
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('MAILROOM_LOG_LEVEL', `one of ${LOG_LEVELS.join(', ')}`);
-  const token = (name: string) => {
+  const token = (name: SettingName) => {
     const v = env[name];
     if (v === undefined || v === '') return null;
     if (v.length < 16 || /\s/.test(v)) throw new ConfigError(name, 'a token needs at least 16 characters and no spaces');
@@ -388,6 +365,9 @@ function readConfig(env: Env): Config {
     destMaxConnections: int(env, 'MAILROOM_DEST_MAX_CONNECTIONS', 10, 1, 10000),
     destMaxRatePerMinute: int(env, 'MAILROOM_DEST_MAX_RATE', 0, 0, 1_000_000),
     deliveryMaxAgeHours: int(env, 'MAILROOM_DELIVERY_MAX_AGE_HOURS', 72, 1, 24 * 30),
+    ehloName: env.MAILROOM_EHLO_NAME || null,
+    deliveryLeaseMs: int(env, 'MAILROOM_DELIVERY_LEASE_SECONDS', 30, 1, 86_400) * 1000,
+    dataRemovalBatch: int(env, 'MAILROOM_DATA_REMOVAL_BATCH', 500, 1, 100_000),
     bounceTestingDomain: env.MAILROOM_BOUNCE_TESTING_DOMAIN ? hostname(env, 'MAILROOM_BOUNCE_TESTING_DOMAIN', '') : null,
     devSmtp: parseDevSmtp(env),
     databasePoolSize: int(env, 'MAILROOM_DATABASE_POOL_SIZE', 10, 1, 1000),

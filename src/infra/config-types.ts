@@ -131,6 +131,12 @@ export interface Config {
   destMaxRatePerMinute: number;
   /** Give up on a transiently failing recipient after this many hours (then a SoftBounce). */
   deliveryMaxAgeHours: number;
+  /** MAILROOM_EHLO_NAME; null: the host name when fully qualified, else the return-path domain. */
+  ehloName: string | null;
+  /** MAILROOM_DELIVERY_LEASE_SECONDS, in ms. */
+  deliveryLeaseMs: number;
+  /** MAILROOM_DATA_REMOVAL_BATCH: rows per transaction of a data removal. */
+  dataRemovalBatch: number;
   /** MAILROOM_BOUNCE_TESTING_DOMAIN: a black-hole domain besides the hosted service's (delivery/bounce-testing.ts); null: none. */
   bounceTestingDomain: string | null;
   /** MAILROOM_DEV_SMTP_*: the credential-less development listener (smtp-listeners/dev-smtp-listener.ts); null: off. */

@@ -154,7 +154,10 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
           return cb(smtpError(451, '4.3.0 Temporary failure, try again later'));
         }
         cb(null, reply);
-      })().finally(() => void spool.discard());
+      })()
+        // Every expected failure answers the client above; anything else is a bug to see in the log.
+        .catch((err: unknown) => log.error({ err }, 'inbound message handling failed'))
+        .finally(() => void spool.discard());
     },
   }));
   slots.attach(server);

@@ -60,9 +60,9 @@ export async function startDnsServer(at: { address?: string; port?: number } = {
       send(response);
     },
   });
-  await new Promise<void>((resolve) => {
+  await new Promise<void>((resolve, reject) => {
     server.on('listening', () => resolve());
-    server.listen({ udp: { port: at.port ?? 0, address: at.address ?? '127.0.0.1' } });
+    server.listen({ udp: { port: at.port ?? 0, address: at.address ?? '127.0.0.1' } }).catch(reject);
   });
   const port: number = (server.addresses() as any).udp.port;
   return {

@@ -4,7 +4,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { TEST_DIALECT } from './database.js';
 import type { TestService } from './service.js';
 import { waitFor } from './wait.js';
 
@@ -26,9 +25,8 @@ export interface ServeProcess {
 }
 
 export function databaseUrlOf(s: TestService): string {
-  return TEST_DIALECT === 'postgres'
-    ? `${process.env.MAILROOM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test'}?options=${encodeURIComponent(`-c search_path=${s.ctx.database.schema}`)}`
-    : s.config.databaseUrl;
+  // Each test service has a database of its own (test/helpers/database.ts): its URL is all it takes.
+  return s.config.databaseUrl;
 }
 
 const portIn = (log: string, message: string): number | null => {

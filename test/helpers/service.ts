@@ -61,7 +61,7 @@ export interface ServiceOptions {
 }
 
 export async function startService(o: ServiceOptions = {}): Promise<TestService> {
-  const tdb = await createTestDatabase();
+  const tdb = await createTestDatabase({ migrated: true });
   const config = loadConfig({
     MAILROOM_DATABASE_URL: tdb.url,
     MAILROOM_PORT: '0',

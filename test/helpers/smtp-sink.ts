@@ -73,7 +73,8 @@ export async function startSmtpSink(o: { auth?: { user: string; pass: string }; 
       }
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', async () => {
+      // Only a test's own holdData can reject: the test that set it sees that failure itself.
+      stream.on('end', () => void (async () => {
         if (sink.holdData) await sink.holdData;
         const reply = sink.dataReplies.shift();
         if (reply && reply.code >= 400) return cb(smtpError(reply));
@@ -85,7 +86,7 @@ export async function startSmtpSink(o: { auth?: { user: string; pass: string }; 
           ehlo: session.hostNameAppearsAs,
         });
         cb(null, reply?.message ?? '2.0.0 Ok: queued');
-      });
+      })());
     },
     ...o.options,
   });

@@ -6,7 +6,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
-import { TEST_DIALECT } from '../helpers/database.js';
 import { waitFor } from '../helpers/wait.js';
 import { FROM, startSubmissionRig, type SubmissionRig } from './helpers.js';
 
@@ -26,10 +25,7 @@ describe('the API process killed right after a 250', () => {
   });
 
   it('loses no message it answered 250, and they are delivered after the restart', async () => {
-    const dbUrl =
-      TEST_DIALECT === 'postgres'
-        ? `${process.env.MAILROOM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test'}?options=${encodeURIComponent(`-c search_path=${r.s.ctx.database.schema}`)}`
-        : r.s.config.databaseUrl;
+    const dbUrl = r.s.config.databaseUrl;
     child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', 'api'], {
       cwd: ROOT,
       env: {

@@ -3,10 +3,8 @@ import type { AppContext } from '../app-context.js';
 import { DATA_REMOVAL_QUEUE } from './request.js';
 import { runDataRemoval } from './run.js';
 
-/** Rows per batch (one short transaction each); MAILROOM_DATA_REMOVAL_BATCH overrides it (tests use 1). */
-export const DATA_REMOVAL_BATCH = 500;
-
-export function registerDataRemovals(ctx: AppContext, batchSize = Number(process.env.MAILROOM_DATA_REMOVAL_BATCH) || DATA_REMOVAL_BATCH): void {
+/** Rows per batch (one short transaction each): MAILROOM_DATA_REMOVAL_BATCH (tests use 1). */
+export function registerDataRemovals(ctx: AppContext, batchSize = ctx.config.dataRemovalBatch): void {
   ctx.runner.register({
     queue: DATA_REMOVAL_QUEUE,
     concurrency: 1,

@@ -30,19 +30,11 @@ export interface DeliveryOptions {
   tlsCa: string | null;
 }
 
-function envInt(name: string, fallback: number, min: number, max: number): number {
-  const v = process.env[name];
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name}: expected a whole number between ${min} and ${max}, got ${JSON.stringify(v)}`);
-  return n;
-}
-
 export function deliveryOptions(config: Config): DeliveryOptions {
   const host = hostname();
   return {
-    leaseMs: envInt('MAILROOM_DELIVERY_LEASE_SECONDS', 30, 1, 86_400) * 1000,
-    ehloName: process.env.MAILROOM_EHLO_NAME || (host.includes('.') ? host : config.returnPathDomain),
+    leaseMs: config.deliveryLeaseMs,
+    ehloName: config.ehloName ?? (host.includes('.') ? host : config.returnPathDomain),
     socketTimeoutMs: 60_000,
     connectTimeoutMs: 15_000,
     idleMs: 5_000,

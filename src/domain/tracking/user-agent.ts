@@ -1,10 +1,10 @@
 // User agent -> Client, OS and Platform of an open or click (docs/reference/messages.md, "Open record":
 // Client{Name,Company,Family}, OS{Name,Company,Family}, Platform Desktop|WebMail|Mobile|Unknown). Parsing is
-// ua-parser-js with its e-mail client extension (Outlook, Thunderbird, Apple Mail, ...); the image proxies of
-// web mail services, which fetch pixels on the reader's behalf, are recognised first because they disguise as
-// old browsers.
-import { UAParser } from 'ua-parser-js';
-import { Emails } from 'ua-parser-js/extensions';
+// ua-parser-js 1.x (MIT; 2.x is AGPL) for browsers, operating systems and devices, with the e-mail clients it
+// does not know added below as an extension; the image proxies of web mail services, which fetch pixels on
+// the reader's behalf, are recognised first because they disguise as old browsers. Expected classes of real
+// user agents: test/fixtures/user-agents.ts.
+import { type Extensions, UAParser } from 'ua-parser-js';
 
 export interface Party {
   Name: string;
@@ -19,6 +19,25 @@ export interface ParsedAgent {
   os: Party;
   platform: Platform;
 }
+
+/** E-mail clients, tried before the browser rules (an Outlook or Thunderbird agent also names a browser
+ * engine). Each pattern is a literal name then one bounded run of version characters: linear in the input,
+ * which is cut to 1024 characters anyway. */
+/** A constant name still takes its capture group (the parser pairs properties with groups in order). */
+const EMAIL_CLIENTS: Extensions = {
+  browser: [
+    [/(microsoft outlook) ([\d.]+)/i], ['name', 'version'],
+    [/\b(thunderbird|postbox|mailbird|spicebird|seamonkey|eudora|evolution|kmail|geary|sylpheed|balsa|trojita)\/([\w.]+)/i], ['name', 'version'],
+    [/\b(outlook-(?:ios|android|iphone)|oneoutlook)\/([\w.]+)/i], [['name', 'Outlook'], 'version'],
+    [/\b(windows-live-mail|wlmail)\/([\w.]+)/i], [['name', 'Windows Live Mail'], 'version'],
+    [/\b(emclient)\/([\w.]+)/i], [['name', 'eM Client'], 'version'],
+    [/\b(airmail|spark|canary mail|claws mail)\/([\w.]+)/i], ['name', 'version'],
+    [/\b((?:apple )?mail)\/([\d.]+) cfnetwork/i], [['name', 'Apple Mail'], 'version'],
+  ],
+};
+
+/** The names the statistics have always used where ua-parser-js 1.x spells an OS differently. */
+const OS_NAMES: Record<string, string> = { 'Mac OS': 'macOS', 'Chromium OS': 'Chrome OS' };
 
 const UNKNOWN: Party = { Name: 'Unknown', Company: 'Unknown', Family: 'Unknown' };
 
@@ -56,14 +75,15 @@ function party(name: string | undefined, version: string | undefined): Party {
 export function parseUserAgent(userAgent: string): ParsedAgent {
   const ua = userAgent.slice(0, 1024);
   if (ua.trim() === '') return { client: UNKNOWN, os: UNKNOWN, platform: 'Unknown' };
-  const r = new UAParser(ua, Emails).getResult();
-  const os = party(r.os.name, r.os.version);
+  const r = new UAParser(ua, EMAIL_CLIENTS).getResult();
+  const osName = r.os.name === undefined ? undefined : (OS_NAMES[r.os.name] ?? r.os.name);
+  const os = party(osName, r.os.version);
   for (const [re, client] of WEBMAIL_PROXIES) if (re.test(ua)) return { client, os: UNKNOWN, platform: 'WebMail' };
   const client = party(r.browser.name, r.browser.version);
   const device = r.device.type;
   let platform: Platform = 'Unknown';
   if (device === 'mobile' || device === 'tablet' || device === 'wearable') platform = 'Mobile';
-  else if (r.os.name && /^(ios|ipados|android|windows phone|blackberry|harmonyos|kaios)/i.test(r.os.name)) platform = 'Mobile';
-  else if (r.os.name && DESKTOP_OS.test(r.os.name)) platform = 'Desktop';
+  else if (osName && /^(ios|ipados|android|windows phone|blackberry|harmonyos|kaios)/i.test(osName)) platform = 'Mobile';
+  else if (osName && DESKTOP_OS.test(osName)) platform = 'Desktop';
   return { client, os, platform };
 }

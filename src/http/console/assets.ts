@@ -1,7 +1,8 @@
 // The console's static files, read once at start and served from memory with long-lived caching (their
 // names do not change between builds, so they are revalidated by ETag). `npm run build` copies them, and
-// uPlot's distribution files, next to the compiled module (scripts/build-console-assets.mjs); when run from
-// source (tsx) uPlot is read from node_modules. Nothing is fetched at run time.
+// uPlot's distribution files, next to the compiled module (scripts/build-console-assets.mjs), so uPlot is a
+// devDependency, absent from a production install; when run from source (tsx, a development checkout) it is
+// read from node_modules. Nothing is fetched at run time.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

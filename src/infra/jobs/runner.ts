@@ -257,6 +257,7 @@ export class JobRunner {
       for (const job of jobs) {
         started++;
         this.slots.take(h.queue, job.group_key);
+        // track() settles the job itself and never rejects.
         void this.track(h, job);
       }
       // More may wait: the next round (at once, as something started) claims for this queue again.

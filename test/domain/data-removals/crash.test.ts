@@ -5,7 +5,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { TEST_DIALECT } from '../../helpers/database.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -48,10 +47,7 @@ describe('a data removal killed mid-way', () => {
     assert.equal(r.status, 200, r.text);
 
     // The worker: a separate process on the same database, removing one message per transaction.
-    const dbUrl =
-      TEST_DIALECT === 'postgres'
-        ? `${process.env.MAILROOM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test'}?options=${encodeURIComponent(`-c search_path=${s.ctx.database.schema}`)}`
-        : s.config.databaseUrl;
+    const dbUrl = s.config.databaseUrl;
     child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', 'worker'], {
       cwd: ROOT,
       env: {

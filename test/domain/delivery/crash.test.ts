@@ -4,7 +4,6 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { TEST_DIALECT } from '../../helpers/database.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../../helpers/smtp-sink.js';
@@ -45,10 +44,7 @@ describe('a worker killed mid-delivery', () => {
     });
 
     // The worker: a separate process on the same database, with a 2-second lease.
-    const dbUrl =
-      TEST_DIALECT === 'postgres'
-        ? `${process.env.MAILROOM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test'}?options=${encodeURIComponent(`-c search_path=${s.ctx.database.schema}`)}`
-        : s.config.databaseUrl;
+    const dbUrl = s.config.databaseUrl;
     child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', 'worker'], {
       cwd: ROOT,
       env: {

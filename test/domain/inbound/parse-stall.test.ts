@@ -2,7 +2,8 @@
 // While the inbound listener parses a burst of hostile messages, the HTTP API keeps answering (issue 28): 40
 // connections each send a 1.45 MB message of 10,000 tiny attachments at once, the parser's worst case per byte.
 // Parsed on the main thread, such a burst froze /healthz for 9.5 to 15 s; on the parser threads, /healthz
-// p99 stays under 200 ms, no answer takes over 1 s, and the process's peak RSS stays bounded. The service is
+// p99 stays under 200 ms, no answer takes over 1 s (asserted in the perf tier, test/helpers/timing.ts), and
+// the process's peak RSS stays bounded. The service is
 // the real CLI in a child process (so the probe measures its event loop from outside), on both databases.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -13,6 +14,7 @@ import { waitFor } from '../../helpers/wait.js';
 import { startServeProcess, type ServeProcess } from '../../helpers/serve-process.js';
 import { startInbound, type InboundSetup } from './inbound-helpers.js';
 import { manyAttachments, rawSend } from './raw-send.js';
+import { assertWithin, TIMED } from '../../helpers/timing.js';
 
 const MESSAGES = 40;
 const ATTACHMENTS = 10_000;
@@ -45,7 +47,7 @@ describe('the HTTP API while the inbound listener parses a hostile burst', () =>
     await t.close();
   });
 
-  it('answers /healthz with p99 under 200 ms and none over 1 s, and stores every message', async () => {
+  it('answers /healthz with p99 under 200 ms and none over 1 s, and stores every message' + TIMED, async () => {
     const messages = Array.from({ length: MESSAGES }, (_, i) => manyAttachments(t.address, `Ten thousand parts ${i}`, ATTACHMENTS));
     assert.ok(messages[0].length > 1_400_000, `${messages[0].length} bytes`);
     // A refused or reset probe counts as a failure, timed like the others; a probe every 20 ms.
@@ -61,8 +63,8 @@ describe('the HTTP API while the inbound listener parses a hostile burst', () =>
     assert.equal(failures, 0, 'every /healthz answered 200');
     for (const a of answers) assert.equal(a.code, 250, a.text);
     assert.ok(latencies.length >= 20, `${latencies.length} probes`);
-    assert.ok(p99 < 200, `/healthz p99 ${p99.toFixed(1)} ms`);
-    assert.ok(max < 1000, `slowest /healthz ${max.toFixed(1)} ms`);
+    assertWithin(p99, 200, '/healthz p99');
+    assertWithin(max, 1000, 'slowest /healthz');
     assert.ok(rss < MAX_RSS, `peak RSS ${(rss / 1048576).toFixed(0)} MB`);
     const stored = await t.s.ctx.db.selectFrom('inbound_messages').select((eb) => eb.fn.countAll<number>().as('n')).where('subject', 'like', 'Ten thousand parts %').executeTakeFirstOrThrow();
     assert.equal(Number(stored.n), MESSAGES, 'every message answered 250 is stored');

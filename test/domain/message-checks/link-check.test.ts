@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { MailpitLinkCheckResponse } from 'mailpit-api';
 import { createLinkChecker, LINK_CHECK_LIMITS, type LinkCheckLimits } from '../../../src/domain/message-checks/link-check.js';
 import { extractLinks } from '../../../src/domain/message-checks/link-extract.js';
+import { assertWithin, TIMED } from '../../helpers/timing.js';
 
 type Ctx = Parameters<typeof createLinkChecker>[0];
 const ctxWith = (allowPrivate: boolean): Ctx => ({ config: { webhookAllowPrivate: allowPrivate, dnsServers: null }, dns: null }) as unknown as Ctx;
@@ -93,7 +94,7 @@ describe('link check', () => {
     }
   });
 
-  it('bounds a request that never answers, and a refused connection', async () => {
+  it('bounds a request that never answers, and a refused connection' + TIMED, async () => {
     const limits: LinkCheckLimits = { ...LINK_CHECK_LIMITS, requestMs: 300, totalMs: 5_000 };
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
@@ -103,7 +104,7 @@ describe('link check', () => {
     try {
       const started = Date.now();
       const r = await checker.check(`<a href="${base}/hang">h</a><a href="http://127.0.0.1:${deadPort}/">d</a>`, '', false);
-      assert.ok(Date.now() - started < 3_000, 'the deadline ended the hanging request');
+      assertWithin(Date.now() - started, 3_000, 'the deadline ended the hanging request');
       assert.deepEqual(r.Links, [
         { URL: `${base}/hang`, StatusCode: 0, Status: 'timeout awaiting response headers' },
         { URL: `http://127.0.0.1:${deadPort}/`, StatusCode: 0, Status: 'connection refused' },

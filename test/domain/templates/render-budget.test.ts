@@ -1,12 +1,14 @@
 // tier: unit
 // The work of a render is bounded (render.ts, RenderBudget): nested loops that print nothing stop at the step
-// budget in milliseconds instead of running for minutes, and a real template stays far inside it.
+// budget instead of running for minutes, and a real template stays far inside it. The tests named TIMED
+// also bound the milliseconds that takes, in the perf tier (test/helpers/timing.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseTemplate } from '../../../src/domain/templates/parse.js';
 import { RENDER_STEP_BUDGET, RenderBudget, RenderBudgetError, renderTemplate } from '../../../src/domain/templates/render.js';
 import { renderStoredTemplate } from '../../../src/domain/templates/render-message.js';
 import type { TemplateRow } from '../../../src/domain/templates/store.js';
+import { assertWithin, TIMED } from '../../helpers/timing.js';
 
 const items = Array.from({ length: 30 }, (_, i) => ({ i }));
 const nested = (depth: number, inner = '') => '{{#each a}}'.repeat(depth) + inner + '{{/each}}'.repeat(depth);
@@ -19,19 +21,19 @@ function refusedWithin(fn: () => unknown): number {
 }
 
 describe('render budget', () => {
-  it('stops six nested {{#each}} over 30 items (729 million iterations that print nothing) within the budget', () => {
+  it('stops six nested {{#each}} over 30 items (729 million iterations that print nothing) within the budget' + TIMED, () => {
     // Generous for a loaded machine: unbounded, this render ran for 21-25 s.
     const ms = refusedWithin(() => renderTemplate(nested(6), { a: items }));
-    assert.ok(ms < 1000, `took ${ms.toFixed(0)} ms`);
+    assertWithin(ms, 1000, 'refused after');
   });
 
-  it('stops a missing name looked up through 98 nested scopes, each scope searched counting as a step', () => {
+  it('stops a missing name looked up through 98 nested scopes, each scope searched counting as a step' + TIMED, () => {
     let model: Record<string, unknown> = { l: Array.from({ length: 100_000 }, () => 1) };
     const root = model;
     for (let i = 0; i < 98; i++) model = (model.o = {}) as Record<string, unknown>;
     const source = '{{#o}}'.repeat(98) + '{{#each l}}' + '{{missing}}'.repeat(20) + '{{/each}}' + '{{/o}}'.repeat(98);
     const ms = refusedWithin(() => renderTemplate(source, root));
-    assert.ok(ms < 1000, `took ${ms.toFixed(0)} ms`);
+    assertWithin(ms, 1000, 'refused after');
   });
 
   it('stops at the CPU budget when the step budget is set beyond it', () => {
@@ -58,7 +60,7 @@ describe('render budget', () => {
     await assert.rejects(renderStoredTemplate(threads, row, null, { a: items }), /could not be rendered: The template does too much work/);
   });
 
-  it('the longest render the step budget allows is short: every costly step is counted (issue 27)', () => {
+  it('the longest render the step budget allows is short: every costly step is counted' + TIMED, () => {
     // The CPU backstop set far away, so that the steps alone must stop each render; each stops within a bound
     // that is many times what was measured (11-42 ms on the loaded development machine). Before dotted paths
     // and escaping were counted, the deep path ran to the backstop and the escaping to the output cap.
@@ -77,8 +79,7 @@ describe('render budget', () => {
       ['an object of 100,000 keys, twice', '{{#each k}}{{/each}}{{#each k}}{{/each}}{{#each k}}{{/each}}', { k: keys }],
     ];
     for (const [name, source, model] of cases) {
-      // The least of three runs: a loaded machine only adds to a render's CPU time (the unit tier runs four
-      // files at once on 2 CPUs, and the 100,000-key case, 56-160 ms here, once measured 298 ms in CI).
+      // The least of three runs: other processes on the machine only add to a render's CPU time.
       const runs = [0, 1, 2].map(() => {
         const cpu = process.cpuUsage();
         assert.throws(() => renderTemplate(source, model, { budget: new RenderBudget(RENDER_STEP_BUDGET, 10_000) }), /more than 250000 rendering steps/, name);
@@ -86,16 +87,16 @@ describe('render budget', () => {
         return (used.user + used.system) / 1000;
       });
       const ms = Math.min(...runs);
-      assert.ok(ms < 250, `${name}: ${ms.toFixed(0)} ms of CPU (runs: ${runs.map((r) => r.toFixed(0)).join(', ')})`);
+      assertWithin(ms, 250, `${name}, CPU, least of runs ${runs.map((r) => r.toFixed(0)).join(', ')}`);
     }
   });
 
-  it('parses a megabyte of tags in linear time (positions are counted once, not from the top for each tag)', () => {
+  it('parses a megabyte of tags in linear time (positions are counted once, not from the top for each tag)' + TIMED, () => {
     const source = '{{a}}\n'.repeat(170_000);
     const started = performance.now();
     assert.equal(parseTemplate(source).length, 340_000);
     const ms = performance.now() - started;
     // Counting lines from the top for each tag took minutes here; linear, it is a fraction of a second.
-    assert.ok(ms < 10_000, `took ${ms.toFixed(0)} ms`);
+    assertWithin(ms, 10_000, 'parse');
   });
 });

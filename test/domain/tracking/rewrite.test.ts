@@ -6,6 +6,7 @@ import { createSecrets } from '../../../src/infra/crypto/secrets.js';
 import { applyTracking } from '../../../src/domain/tracking/rewrite.js';
 import { readClickToken, readOpenToken } from '../../../src/domain/tracking/tokens.js';
 import { parseUserAgent } from '../../../src/domain/tracking/user-agent.js';
+import { AGENTS } from '../../fixtures/user-agents.js';
 
 // applyTracking needs only the public URL and the real signing keys.
 const ctx = { config: { publicUrl: 'https://mail.example.test' }, secrets: createSecrets('a-test-master-key-a-test-master-key-0123') } as unknown as AppContext;
@@ -112,5 +113,21 @@ describe('parseUserAgent', () => {
     const gmail = parseUserAgent('Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)');
     assert.deepEqual([gmail.client.Name, gmail.platform], ['Gmail', 'WebMail']);
     assert.deepEqual(parseUserAgent(''), { client: { Name: 'Unknown', Company: 'Unknown', Family: 'Unknown' }, os: { Name: 'Unknown', Company: 'Unknown', Family: 'Unknown' }, platform: 'Unknown' });
+  });
+
+  it('classifies real e-mail clients, web mail proxies, browsers and bots', () => {
+    const wrong = AGENTS.map((a) => {
+      const r = parseUserAgent(a.ua);
+      return { ua: a.ua, got: [r.client.Family, r.os.Family, r.platform], want: [a.client, a.os, a.platform] };
+    }).filter((c) => c.got.join('|') !== c.want.join('|'));
+    assert.deepEqual(wrong, []);
+    assert.ok(AGENTS.length >= 35);
+  });
+
+  it('names the maker of the e-mail clients', () => {
+    const company = (ua: string) => parseUserAgent(ua).client.Company;
+    assert.equal(company('Outlook-Android/2.0'), 'Microsoft Corporation');
+    assert.equal(company('Mozilla/5.0 (X11; Linux x86_64; rv:102.0) Gecko/20100101 Thunderbird/102.15.1'), 'Mozilla');
+    assert.equal(company('Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36'), 'Google');
   });
 });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { TEST_DIALECT, TEST_PG_URL } from '../../helpers/database.js';
+import { TEST_DIALECT } from '../../helpers/database.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -14,7 +14,7 @@ const FROM = 'sender@example.com';
 
 /** Another connection that holds the write lock the sending path's transaction needs, until release(). */
 async function holdWriteLock(s: TestService): Promise<{ release(): Promise<void> }> {
-  const client = new pg.Client({ connectionString: TEST_PG_URL, options: `-c search_path=${s.ctx.database.schema}` });
+  const client = new pg.Client({ connectionString: s.config.databaseUrl });
   await client.connect();
   await client.query('BEGIN');
   // Conflicts with the ROW EXCLUSIVE lock an INSERT takes, not with reads.

@@ -106,7 +106,8 @@ function fetchServerWith(env: Record<string, string>, token: string): Promise<st
       env: { ...process.env, MAILROOM_PORT: '0', MAILROOM_SUBMISSION_PORT: 'off', MAILROOM_LOG_LEVEL: 'info', ...env },
     });
     let output = '';
-    child.stdout.on('data', async (d: Buffer) => {
+    // The handler catches its own failures (reject).
+    child.stdout.on('data', (d: Buffer) => void (async () => {
       output += d;
       const m = /"url":"(http:\/\/[^"]+)"/.exec(output);
       if (!m) return;
@@ -119,7 +120,7 @@ function fetchServerWith(env: Record<string, string>, token: string): Promise<st
       } finally {
         child.kill('SIGTERM');
       }
-    });
+    })());
     child.on('exit', () => reject(new Error(`exited before answering: ${output}`)));
   });
 }

@@ -1,0 +1,388 @@
+// Every MAILROOM_* setting, declared once: its area, its default as the README states it, and what it does.
+// From this table come the names loadConfig accepts (an unknown MAILROOM_* name stops the start, naming the
+// nearest declared one), the only names config.ts can read (SettingName), and the README's "Configuration"
+// table (`npm run settings:readme` rewrites it; test/config/settings-readme.test.ts fails when it is stale).
+// One entry per block, grouped by area, so that adding or removing a setting is a change of its own lines.
+
+export interface Setting {
+  /** The README groups settings by it. */
+  area: string;
+  /** As the README shows it: a value, `unset`, or how it is derived. */
+  default: string;
+  description: string;
+}
+
+export const SETTINGS = {
+  // HTTP
+  MAILROOM_HOST: {
+    area: 'HTTP',
+    default: '127.0.0.1',
+    description: 'address of the HTTP listener (API, tracking, confirmation links, console)',
+  },
+  MAILROOM_PORT: {
+    area: 'HTTP',
+    default: '8080',
+    description: 'port of the HTTP listener; `0`: any free port',
+  },
+  MAILROOM_PUBLIC_URL: {
+    area: 'HTTP',
+    default: 'http://localhost:<MAILROOM_PORT> (:8080 when the port is 0)',
+    description: 'base of every link mailroom puts in mail (but those on a domain\'s verified custom tracking host), and the console address printed at first start; its host is the CNAME target of custom tracking domains',
+  },
+  MAILROOM_HTTP_REQUEST_TIMEOUT_SECONDS: {
+    area: 'HTTP',
+    default: '60',
+    description: 'longest a whole HTTP request may take',
+  },
+  MAILROOM_HTTP_HEADERS_TIMEOUT_SECONDS: {
+    area: 'HTTP',
+    default: '10',
+    description: 'longest the request headers may take (at most the request timeout)',
+  },
+  MAILROOM_HTTP_IDLE_TIMEOUT_SECONDS: {
+    area: 'HTTP',
+    default: '5',
+    description: 'an idle kept-alive connection is closed after this long',
+  },
+  MAILROOM_TRUSTED_PROXIES: {
+    area: 'HTTP',
+    default: 'unset',
+    description: 'reverse proxies (IP addresses or CIDR ranges, comma-separated, e.g. `127.0.0.1, 10.0.0.0/8`) whose `X-Forwarded-For` (and `-Proto`, `-Host`) is believed: the client address is found by walking the header right to left past these hops, and is what the console\'s sign-in limits and the request log use. Unset: the header is ignored (docs/operations.md, "Behind a reverse proxy")',
+  },
+  MAILROOM_METRICS_TOKEN: {
+    area: 'HTTP',
+    default: 'unset',
+    description: 'when set, `GET /metrics` needs `Authorization: Bearer <token>` (docs/operations.md)',
+  },
+  MAILROOM_HTTP_TLS_CERT: {
+    area: 'HTTP',
+    default: 'unset',
+    description: 'PEM certificate (chain) of the HTTP listener, with MAILROOM_HTTP_TLS_KEY (its unencrypted key): `MAILROOM_PORT` then speaks HTTPS only (TLS 1.2 and later), for clients that always build `https://` URLs (Symfony\'s and Laravel\'s Postmark transport, [docs/frameworks.md](docs/frameworks.md)) without a proxy in front; checked at start like the SMTP certificates; `MAILROOM_PUBLIC_URL` then defaults to `https://`',
+  },
+  MAILROOM_HTTP_TLS_KEY: {
+    area: 'HTTP',
+    default: 'unset',
+    description: 'the unencrypted PEM key of MAILROOM_HTTP_TLS_CERT; both or neither',
+  },
+  MAILROOM_SHUTDOWN_TIMEOUT_SECONDS: {
+    area: 'HTTP',
+    default: '20',
+    description: 'SIGTERM drain deadline; then claimed jobs are handed back and the process exits 1',
+  },
+  MAILROOM_LOG_LEVEL: {
+    area: 'HTTP',
+    default: 'info',
+    description: 'pino level (`debug` adds a line per request)',
+  },
+  // Accounts and keys
+  MAILROOM_ACCOUNT_TOKEN: {
+    area: 'Accounts and keys',
+    default: 'unset',
+    description: 'bootstrap account token used when the database is empty (scripted setups, CI); at least 16 characters',
+  },
+  MAILROOM_SERVER_TOKEN: {
+    area: 'Accounts and keys',
+    default: 'unset',
+    description: 'bootstrap server token used when the database is empty (scripted setups, CI); at least 16 characters',
+  },
+  MAILROOM_SECRET_KEY: {
+    area: 'Accounts and keys',
+    default: 'generated',
+    description: 'master key (32+ characters) for signed links and for encrypting DKIM private keys and webhook passwords at rest. Unset: a random key is created in `secret.key` beside the SQLite file (or `./data`). Set it when more than one machine runs mailroom.',
+  },
+  // Database
+  MAILROOM_DATABASE_URL: {
+    area: 'Database',
+    default: './data/mailroom.db',
+    description: 'a file path (SQLite) or `postgres://...` (PostgreSQL)',
+  },
+  MAILROOM_DATABASE_POOL_SIZE: {
+    area: 'Database',
+    default: '10',
+    description: 'PostgreSQL connections per process',
+  },
+  MAILROOM_DATA_REMOVAL_BATCH: {
+    area: 'Database',
+    default: '500',
+    description: 'rows per transaction of a data removal (`POST /data-removals`)',
+  },
+  // Sending
+  MAILROOM_SEND_QUEUE_LIMIT: {
+    area: 'Sending',
+    default: '20000',
+    description: 'Messages of send requests (`/email`, batches, template sends, SMTP submission) waiting for their group commit; beyond it a request is refused with 503 `{ErrorCode: 100}` and `Retry-After: 1` instead of queueing without bound. A request larger than the limit is still taken when nothing waits',
+  },
+  MAILROOM_BOUNCE_TESTING_DOMAIN: {
+    area: 'Sending',
+    default: 'unset',
+    description: 'a black-hole domain for fake bounces besides the hosted service\'s `bounce-testing.postmarkapp.com` (see "Bounces and spam complaints", "Fake bounces")',
+  },
+  MAILROOM_WEBHOOK_ALLOW_PRIVATE: {
+    area: 'Sending',
+    default: 'false',
+    description: 'allow webhook and InboundHookUrl targets, and the links a message\'s link check requests, that are not globally reachable (loopback, private, documentation ranges, this host\'s own addresses)',
+  },
+  // Delivery
+  MAILROOM_SMTP_RELAY: {
+    area: 'Delivery',
+    default: 'unset',
+    description: '`smtp://[user:pass@]host:port` (or `smtps://`): deliver through this relay; unset = direct MX delivery',
+  },
+  MAILROOM_CAPTURE_DIR: {
+    area: 'Delivery',
+    default: 'unset',
+    description: 'a folder: deliver every message (and system mail) to a local capture that writes each one there as an `.eml` file, instead of to the internet (trying mailroom out, "First send" above). Not together with `MAILROOM_SMTP_RELAY`',
+  },
+  MAILROOM_MX_PORT: {
+    area: 'Delivery',
+    default: '25',
+    description: 'port used for direct MX delivery',
+  },
+  MAILROOM_EHLO_NAME: {
+    area: 'Delivery',
+    default: 'host name if fully qualified, else the return-path domain',
+    description: 'name mailroom gives in EHLO',
+  },
+  MAILROOM_IP_POOLS: {
+    area: 'Delivery',
+    default: 'unset (the OS chooses the source address)',
+    description: 'named pools of local source addresses, each with its EHLO name, assigned to servers and streams by `IpPool`: `name=ip[,ip...][@ehlo];...` or JSON. See "Delivery", "IP pools"',
+  },
+  MAILROOM_DELIVERY_CONCURRENCY: {
+    area: 'Delivery',
+    default: '64',
+    description: 'deliveries in flight per worker process (from claim to recorded outcome); also the most a killed worker makes others send twice ("Crash safety")',
+  },
+  MAILROOM_DELIVERY_DOMAIN_CONCURRENCY: {
+    area: 'Delivery',
+    default: '16',
+    description: 'deliveries in flight per destination domain per worker process',
+  },
+  MAILROOM_DEST_MAX_CONNECTIONS: {
+    area: 'Delivery',
+    default: '10',
+    description: 'SMTP connections at once to one destination (recipient domain) per worker process; fewer while it throttles (see "Delivery")',
+  },
+  MAILROOM_DEST_MAX_RATE: {
+    area: 'Delivery',
+    default: '0 (none)',
+    description: 'messages a minute to one destination per worker process; a throttling destination is slowed below it either way',
+  },
+  MAILROOM_DELIVERY_MAX_AGE_HOURS: {
+    area: 'Delivery',
+    default: '72',
+    description: 'a recipient still failing transiently after this long is given up as a SoftBounce',
+  },
+  MAILROOM_DELIVERY_LEASE_SECONDS: {
+    area: 'Delivery',
+    default: '30',
+    description: 'lease on a claimed delivery job, renewed every 10 s while it runs; a dead worker\'s jobs return after it',
+  },
+  MAILROOM_TLS_CA_FILE: {
+    area: 'Delivery',
+    default: 'unset',
+    description: 'PEM CA certificate trusted, besides Node\'s bundled roots, when outbound certificates are verified (relay, MTA-STS enforce; see "Delivery")',
+  },
+  MAILROOM_MTA_STS_PORT: {
+    area: 'Delivery',
+    default: '443',
+    description: 'HTTPS port of MTA-STS policy hosts; a test/local setting (loopback policy servers)',
+  },
+  // DNS and domains
+  MAILROOM_DNS_SERVERS: {
+    area: 'DNS and domains',
+    default: 'system',
+    description: '`ip[:port],...` used for MX lookups and DNS verification',
+  },
+  MAILROOM_RETURN_PATH_DOMAIN: {
+    area: 'DNS and domains',
+    default: 'bounces.localhost',
+    description: 'envelope domain for bounces, and the CNAME target a custom Return-Path must point at',
+  },
+  MAILROOM_SPF_INCLUDE: {
+    area: 'DNS and domains',
+    default: 'spf.<return path domain>',
+    description: 'the include SPF verification expects',
+  },
+  // Inbound SMTP
+  MAILROOM_INBOUND_SMTP_HOST: {
+    area: 'Inbound SMTP',
+    default: '127.0.0.1',
+    description: 'address of the SMTP listener for bounces and complaints, and for servers\' inbound mail',
+  },
+  MAILROOM_INBOUND_SMTP_PORT: {
+    area: 'Inbound SMTP',
+    default: '2525',
+    description: 'port of that listener',
+  },
+  MAILROOM_INBOUND_DOMAIN: {
+    area: 'Inbound SMTP',
+    default: 'inbound.<return path domain>',
+    description: 'domain of servers\' inbound addresses (`<InboundHash>@` it); point its MX at the listener',
+  },
+  MAILROOM_INBOUND_MAX_MESSAGE_BYTES: {
+    area: 'Inbound SMTP',
+    default: '10485760 (10 MiB)',
+    description: 'largest message the inbound listener takes (65536 to 104857600): advertised as SIZE (RFC 1870), over it `552 5.3.4` naming the size and the limit. See "Inbound processing"',
+  },
+  MAILROOM_INBOUND_SMTP_MAX_CLIENT_CONNECTIONS: {
+    area: 'Inbound SMTP',
+    default: '10',
+    description: 'connections at once from one client address (IPv6: one /64) to the inbound listener, of its 50; more are `421 4.7.0` (docs/operations.md, "SMTP listeners under abuse")',
+  },
+  MAILROOM_INBOUND_SMTP_IDLE_SECONDS: {
+    area: 'Inbound SMTP',
+    default: '120',
+    description: 'an inbound connection without progress (an accepted MAIL, RCPT or DATA; NOOP, RSET and HELP do not count) for this long is closed with `421 4.7.0`',
+  },
+  MAILROOM_INBOUND_SMTP_SESSION_SECONDS: {
+    area: 'Inbound SMTP',
+    default: '600',
+    description: 'an inbound connection open this long in all is closed with `421 4.7.0`',
+  },
+  MAILROOM_INBOUND_TLS_CERT: {
+    area: 'Inbound SMTP',
+    default: 'unset',
+    description: 'PEM certificate (chain) file for STARTTLS on the inbound SMTP listener; set together with `_KEY`',
+  },
+  MAILROOM_INBOUND_TLS_KEY: {
+    area: 'Inbound SMTP',
+    default: 'unset',
+    description: 'PEM private key file of that certificate (unencrypted). Both unset: no STARTTLS offered. Read and checked at start (readable, PEM, key matches the certificate)',
+  },
+  MAILROOM_SPAMD: {
+    area: 'Inbound SMTP',
+    default: 'unset',
+    description: '`host:port` of a SpamAssassin `spamd`; inbound mail gets a spam score and `InboundSpamThreshold` applies, and a message\'s spam check (console, Mailpit `sa-check`) asks it. Unset: no score, nothing is blocked for spam, the spam check answers that it is not configured',
+  },
+  // Parser threads
+  MAILROOM_PARSE_THREADS: {
+    area: 'Parser threads',
+    default: '0 (one per CPU)',
+    description: 'worker threads that parse and authenticate SMTP mail (inbound: MIME, SPF/DKIM/DMARC, the webhook JSON; submission: MIME and the API\'s validation) and inline templates\' CSS, so the event loop keeps answering HTTP and SMTP while a hostile message is parsed or a large template inlined. Each has a 512 MB heap and a 120 s budget per message; a message that passes either is refused like unparseable MIME (`554 5.6.0` inbound, `550 5.6.0` submission), and the thread is replaced',
+  },
+  MAILROOM_PARSE_THREAD_TASKS: {
+    area: 'Parser threads',
+    default: '16',
+    description: 'messages one parser thread reads at once, within 32 MB of message bytes (a message\'s SPF, DKIM and DMARC checks wait for DNS answers, and a thread reading one at a time idled through them: bench:inbound 236 msg/s against 487); a thread that fails while it reads several answers each of them `451 4.3.2` rather than blaming one',
+  },
+  MAILROOM_PARSE_QUEUE: {
+    area: 'Parser threads',
+    default: '256',
+    description: 'messages that may wait for a parser thread; one more is answered `451 4.3.2` at the end of DATA (the sender keeps it and retries), so memory stays bounded',
+  },
+  // DMARC reports
+  MAILROOM_DMARC_REPORT_ADDRESS: {
+    area: 'DMARC reports',
+    default: 'dmarc@<inbound domain>',
+    description: 'where DMARC aggregate reports are mailed; each domain\'s `rua` is its signed sub-address `<local>+<domain id>.<tag>@<domain>`. Its domain\'s MX must point at the inbound listener. See "DMARC aggregate reports"',
+  },
+  MAILROOM_DMARC_RETENTION_DAYS: {
+    area: 'DMARC reports',
+    default: '180',
+    description: 'DMARC reports (taken in, refused and kept apart) are deleted this many days after they arrive (7 to 3650), by the retention run',
+  },
+  MAILROOM_DMARC_OWN_SOURCES: {
+    area: 'DMARC reports',
+    default: 'unset',
+    description: 'IPs/CIDRs counted as mailroom\'s own sending addresses in DMARC summaries besides the `MAILROOM_IP_POOLS` addresses and this host\'s interfaces: a relay\'s or a NAT\'s public addresses, other hosts of the cluster',
+  },
+  // SMTP submission
+  MAILROOM_SUBMISSION_HOST: {
+    area: 'SMTP submission',
+    default: '127.0.0.1',
+    description: 'address of the SMTP submission listener (role `api`). See "SMTP submission"',
+  },
+  MAILROOM_SUBMISSION_PORT: {
+    area: 'SMTP submission',
+    default: '2587',
+    description: 'port of the submission listener; `off` turns it off',
+  },
+  MAILROOM_SUBMISSION_TLS_CERT: {
+    area: 'SMTP submission',
+    default: 'unset',
+    description: 'PEM certificate for STARTTLS on the submission port (checked at start like the inbound one); set together with `_KEY`. Unset: no STARTTLS',
+  },
+  MAILROOM_SUBMISSION_TLS_KEY: {
+    area: 'SMTP submission',
+    default: 'unset',
+    description: 'PEM private key file of that certificate (unencrypted)',
+  },
+  MAILROOM_SUBMISSION_TLS_PORT: {
+    area: 'SMTP submission',
+    default: 'unset (off)',
+    description: 'an implicit-TLS submission port (RFC 8314, usually 465); needs the certificate',
+  },
+  MAILROOM_SUBMISSION_ALLOW_INSECURE_AUTH: {
+    area: 'SMTP submission',
+    default: 'false',
+    description: 'allow AUTH without TLS from non-loopback clients (loopback is always allowed)',
+  },
+  MAILROOM_SUBMISSION_MAX_CLIENT_CONNECTIONS: {
+    area: 'SMTP submission',
+    default: '50',
+    description: 'submission connections at once from one client address (IPv6: one /64), of 500; more are `421 4.7.0`. Every local application shares 127.0.0.1',
+  },
+  MAILROOM_SUBMISSION_IDLE_SECONDS: {
+    area: 'SMTP submission',
+    default: '300',
+    description: 'a submission connection without progress (an accepted AUTH, MAIL, RCPT or DATA) for this long is closed with `421 4.7.0`',
+  },
+  MAILROOM_SUBMISSION_SESSION_SECONDS: {
+    area: 'SMTP submission',
+    default: '1800',
+    description: 'a submission connection open this long in all is closed with `421 4.7.0`',
+  },
+  MAILROOM_SUBMISSION_AUTH_SECONDS: {
+    area: 'SMTP submission',
+    default: '30',
+    description: 'a submission connection not authenticated this long after it opened is closed with `421 4.7.0`',
+  },
+  MAILROOM_SUBMISSION_MAX_AUTH_FAILURES: {
+    area: 'SMTP submission',
+    default: '20',
+    description: 'wrong tokens in AUTH from one client address within 15 minutes (counted in the database, across processes) after which its AUTH is refused unchecked (`421 4.7.0`) until they age; 0 turns the limit off. A connection is closed at its third failed AUTH either way',
+  },
+  // Development SMTP
+  MAILROOM_DEV_SMTP_PORT: {
+    area: 'Development SMTP',
+    default: 'unset (off)',
+    description: 'a development SMTP port taking mail **without AUTH** into one Sandbox server, as Mailpit\'s SMTP port does (role `api`; `0`: any free port). See "SMTP without credentials, for development"',
+  },
+  MAILROOM_DEV_SMTP_SERVER: {
+    area: 'Development SMTP',
+    default: 'unset',
+    description: 'the Sandbox server (its name or ID) that port puts mail into; required with the port. A Live, unknown or ambiguous server stops the start naming this variable',
+  },
+  MAILROOM_DEV_SMTP_HOST: {
+    area: 'Development SMTP',
+    default: '127.0.0.1',
+    description: 'address of that port; a non-loopback address stops the start unless `MAILROOM_DEV_SMTP_ALLOW_REMOTE=true`',
+  },
+  MAILROOM_DEV_SMTP_ALLOW_REMOTE: {
+    area: 'Development SMTP',
+    default: 'false',
+    description: 'let `MAILROOM_DEV_SMTP_HOST` be a non-loopback address: anyone who reaches it can put mail in the server without a token',
+  },
+} as const satisfies Record<`MAILROOM_${string}`, Setting>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+export const SETTING_NAMES: ReadonlySet<string> = new Set(Object.keys(SETTINGS));
+
+/** The README's settings table, generated from SETTINGS. */
+export function settingsMarkdown(): string {
+  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  const lines = ['| variable | default | meaning |', '|---|---|---|'];
+  let area = '';
+  for (const [name, s] of Object.entries(SETTINGS) as Array<[string, Setting]>) {
+    if (s.area !== area) {
+      area = s.area;
+      lines.push(`| **${cell(area)}** | | |`);
+    }
+    // A value is shown as code (it may hold <, * or _); a phrase such as "unset" as text.
+    const value = /^(unset|generated|system|host name)\b/.test(s.default) ? s.default : `\`${s.default}\``;
+    lines.push(`| ${name} | ${cell(value)} | ${cell(s.description)} |`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,63 @@
+// tier: unit
+// Every setting is declared once, in src/settings.ts: the names loadConfig reads are exactly the declared
+// ones, an undeclared MAILROOM_* name stops the start, and the README's table is the one the declarations give.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { SETTING_NAMES, SETTINGS } from '../src/settings.js';
+import { withSettings } from '../scripts/settings-readme.js';
+
+/** The MAILROOM_* names loadConfig looks up in `env`. */
+function namesRead(env: Record<string, string>): Set<string> {
+  const read = new Set<string>();
+  const recording = new Proxy(env, {
+    get(target, key) {
+      if (typeof key === 'string' && key.startsWith('MAILROOM_')) read.add(key);
+      return target[key as string];
+    },
+  });
+  loadConfig(recording);
+  return read;
+}
+
+describe('settings declared once', () => {
+  it('loadConfig reads every declared setting and nothing undeclared', () => {
+    // Both relay and capture are read only when the other is set: a configuration with a capture folder
+    // reads MAILROOM_SMTP_RELAY too (to refuse both).
+    const read = new Set([...namesRead({}), ...namesRead({ MAILROOM_CAPTURE_DIR: '/tmp/capture' })]);
+    assert.deepEqual([...read].filter((n) => !SETTING_NAMES.has(n)).sort(), [], 'read but not declared');
+    assert.deepEqual([...SETTING_NAMES].filter((n) => !read.has(n)).sort(), [], 'declared but never read');
+  });
+
+  it('refuses an undeclared name and names the nearest declared one', () => {
+    assert.throws(
+      () => loadConfig({ MAILROOM_DELIVERY_LEASE_SECOND: '5' }),
+      (e: unknown) => e instanceof ConfigError && /did you mean MAILROOM_DELIVERY_LEASE_SECONDS\?/.test(e.message),
+    );
+  });
+
+  it('the settings formerly read in domain code are settings like the others', () => {
+    const c = loadConfig({ MAILROOM_EHLO_NAME: 'mx.example.com', MAILROOM_DELIVERY_LEASE_SECONDS: '7', MAILROOM_DATA_REMOVAL_BATCH: '1' });
+    assert.deepEqual([c.ehloName, c.deliveryLeaseMs, c.dataRemovalBatch], ['mx.example.com', 7000, 1]);
+    const d = loadConfig({});
+    assert.deepEqual([d.ehloName, d.deliveryLeaseMs, d.dataRemovalBatch], [null, 30_000, 500]);
+    assert.throws(() => loadConfig({ MAILROOM_DATA_REMOVAL_BATCH: 'lots' }), ConfigError);
+  });
+
+  it('each declaration has an area, a default and a description, grouped by area', () => {
+    const areas: string[] = [];
+    for (const [name, s] of Object.entries(SETTINGS)) {
+      assert.ok(s.area && s.default && s.description, name);
+      if (areas[areas.length - 1] !== s.area) {
+        assert.ok(!areas.includes(s.area), `${name}: its area ${s.area} is declared in two places`);
+        areas.push(s.area);
+      }
+    }
+  });
+
+  it("the README's settings table is current (npm run settings:readme rewrites it)", () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    assert.equal(readme, withSettings(readme), 'README.md is stale: run npm run settings:readme');
+  });
+});
