@@ -8,6 +8,7 @@ import { isUniqueViolation } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { lockServer } from '../streams/lock-server.js';
 import { checkTemplateFields, MAX_TEMPLATES_PER_SERVER, templateType, type TemplateFields, type TemplateInput } from './fields.js';
+import { freeLayoutAlias } from './layout-alias.js';
 
 export type TemplateRow = Selectable<TemplatesTable>;
 
@@ -85,6 +86,7 @@ export async function createTemplate(ctx: AppContext, serverId: number, input: T
         throw new ApiError(ErrorCode.TemplateLimitExceeded, `A server holds at most ${MAX_TEMPLATES_PER_SERVER} templates.`);
       }
       if (f.alias && (await findTemplate(trx, serverId, f.alias))) throw aliasTaken(f.alias);
+      if (f.type === 'Layout' && f.alias === null) f.alias = await freeLayoutAlias(trx, serverId, f.name);
       const layout = f.layoutTemplate ? await checkLayout(trx, serverId, f.layoutTemplate) : null;
       return trx
         .insertInto('templates')

@@ -1,5 +1,5 @@
-// Template behaviours the hosted service's clients rely on (issue 18): a layout without an Alias is
-// accepted, the layout placeholder refusal and template push refusals use the hosted service's texts.
+// Template behaviours the hosted service's clients rely on: a layout without an Alias is accepted and given
+// one (the PHP client's suite names it as another template's LayoutTemplate), the layout placeholder refusal and template push refusals use the hosted service's texts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startService, type TestService } from '../../helpers/service.js';
@@ -13,13 +13,25 @@ describe('templates: fidelity to the hosted service', () => {
 
   const post = (body: unknown) => s.request('POST', '/templates', { body });
 
-  it('accepts a layout without an Alias', async () => {
+  it('accepts a layout without an Alias and gives it one that templates can name', async () => {
     const r = await post({ Name: 'No alias', TemplateType: 'Layout', HtmlBody: '<b>{{{@content}}}</b>', TextBody: '{{{@content}}}' });
     assert.equal(r.status, 200, r.text);
-    assert.equal(r.body.Alias, null);
+    assert.equal(r.body.Alias, 'no-alias');
     assert.equal(r.body.TemplateType, 'Layout');
     const read = await s.request('GET', `/templates/${r.body.TemplateId}`);
     assert.equal(read.body.HtmlBody, '<b>{{{@content}}}</b>');
+    const again = await post({ Name: 'No alias', TemplateType: 'Layout', HtmlBody: '{{{@content}}}' });
+    assert.equal(again.body.Alias, 'no-alias-2');
+    const odd = await post({ Name: '2024 — Ünïcode layout!', TemplateType: 'Layout', HtmlBody: '{{{@content}}}' });
+    assert.equal(odd.body.Alias, 'layout-2024-n-code-layout');
+    const user = await post({ Name: 'User', Subject: 's', HtmlBody: 'x', LayoutTemplate: r.body.Alias });
+    assert.equal(user.status, 200, user.text);
+    assert.equal(user.body.LayoutTemplate, 'no-alias');
+  });
+
+  it('leaves a Standard template without an Alias as it is', async () => {
+    const r = await post({ Name: 'Plain', Subject: 's', HtmlBody: 'x' });
+    assert.equal(r.body.Alias, null);
   });
 
   it('refuses a layout edit without the placeholder with 1131 and the hosted service text', async () => {
