@@ -269,7 +269,7 @@ function parseTlsCa(env: Env): Config['tlsCa'] {
   return { path, pem };
 }
 
-/** DMARC aggregate reports (issue 26, domain/dmarc/): where reports are mailed, how long they are kept, and
+/** DMARC aggregate reports (domain/dmarc/): where reports are mailed, how long they are kept, and
  * the addresses besides the IP pools' and this host's own that count as mailroom's own sources. */
 function parseDmarc(env: Env, inboundDomain: string): Config['dmarc'] {
   const name = 'MAILROOM_DMARC_REPORT_ADDRESS';

@@ -167,7 +167,7 @@ export interface Config {
   dmarc: DmarcConfig;
 }
 
-/** DMARC aggregate reports (issue 26). */
+/** DMARC aggregate reports (domain/dmarc/). */
 export interface DmarcConfig {
   /** MAILROOM_DMARC_REPORT_ADDRESS (default dmarc@<inbound domain>), split; each domain's rua is
    * <local>+<domain tag>@<domain> (domain/dmarc/report-address.ts). */

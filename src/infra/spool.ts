@@ -1,6 +1,6 @@
 // Where a message received over SMTP waits until its DATA is complete: in memory up to a small threshold, in a
 // temporary file beyond it. A stranger may trickle a message of the whole SIZE limit over each of many
-// connections; while it arrives each costs at most the threshold of memory, not the message (issue 27).
+// connections; while it arrives each costs at most the threshold of memory, not the message.
 // Bytes past the limit are counted and dropped, so the answer can say how big the message was.
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, open, readFile, rm, unlink, type FileHandle } from 'node:fs/promises';

@@ -27,7 +27,7 @@ export function filtersMessagesByIdList(dialect: Dialect): boolean {
 
 /**
  * Hot statements that look rows up by a list of keys (`message_id in (...)` of a batch of messages) must use
- * their index whatever the table statistics say (issue 20, item 4). PostgreSQL estimates such a list from
+ * their index whatever the table statistics say. PostgreSQL estimates such a list from
  * statistics: never analyzed, each value is assumed to match 0.5% of the table, so 64 ids "match" a quarter
  * of message_recipients and a sequential scan wins; analyzed while a burst sat unsettled, the same happens.
  * No query shape was robust (a join from the messages' primary key was planned as a merge join over a full

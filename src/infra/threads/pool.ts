@@ -1,6 +1,6 @@
 // A pool of worker threads for CPU work that does not need the event loop: MIME parsing and mail
-// authentication of inbound and submitted mail (issue 28), and the CSS inlining of templates (issue 27). While a worker parses a hostile message (10,000
-// attachments, megabytes of base64), the main thread keeps answering HTTP and SMTP.
+// authentication of inbound and submitted mail, and the CSS inlining of templates. While a worker parses a
+// hostile message (10,000 attachments, megabytes of base64), the main thread keeps answering HTTP and SMTP.
 //
 // - Sized to the machine (os.availableParallelism(), MAILROOM_PARSE_THREADS); workers start on first use.
 // - Bounded: at most `maxQueue` tasks wait for a worker; beyond that run() throws PoolFull at once, and the

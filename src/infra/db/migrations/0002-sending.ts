@@ -1,4 +1,4 @@
-// Schema changes of issue 3 (sending): the Idempotency-Key record. One row per (server, key) holds the
+// Schema changes for sending: the Idempotency-Key record. One row per (server, key) holds the
 // answer of the first request, so that a retry within 24 hours gets the same answer and sends nothing twice.
 import type { Kysely } from 'kysely';
 import type { MigrationDialect } from './helpers.js';

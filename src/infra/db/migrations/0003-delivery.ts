@@ -1,4 +1,5 @@
-// Schema changes of issue 4 (delivery). Starts empty; the area adds its tables here.
+// Schema changes for delivery: none (delivery's tables come in later migrations); kept so the numbering
+// of the migrations already applied stays as it is.
 import type { Kysely } from 'kysely';
 import type { MigrationDialect } from './helpers.js';
 

@@ -1,4 +1,4 @@
-// Schema changes of issue 5 (streams, suppressions, unsubscribe): how a stream handles unsubscribes, and the
+// Schema changes for streams, suppressions and unsubscribe: how a stream handles unsubscribes, and the
 // indexes behind the purge task and the suppression dump filters.
 import type { Kysely } from 'kysely';
 import type { MigrationDialect } from './helpers.js';

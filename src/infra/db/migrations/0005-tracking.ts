@@ -1,4 +1,4 @@
-// Schema changes of issue 6 (messages and tracking): the stored first open per (message, recipient) and the
+// Schema changes for messages and tracking: the stored first open per (message, recipient) and the
 // stored click per (message, recipient, link), with the indexes their searches use. Both disappear with
 // their message (retention, docs/reference/api-conventions.md, "General rules" 3) through ON DELETE CASCADE.
 import { sql, type Kysely } from 'kysely';

@@ -1,4 +1,4 @@
-// Schema changes of issue 7 (sender signatures, domains, DKIM): confirmation link state, DNS re-check
+// Schema changes for sender signatures, domains and DKIM: confirmation link state, DNS re-check
 // bookkeeping, and when a revoked DKIM key stopped being needed by queued mail.
 import { sql, type Kysely } from 'kysely';
 import type { MigrationDialect } from './helpers.js';

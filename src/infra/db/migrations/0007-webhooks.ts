@@ -1,4 +1,4 @@
-// Schema changes of issue 8: webhooks, their notifications (one per webhook and event, the unit of at-least-once
+// Schema changes for webhooks, their notifications (one per webhook and event, the unit of at-least-once
 // delivery) and every delivery attempt (GET /webhooks/{id}/deliveries).
 import type { Kysely } from 'kysely';
 import { type MigrationDialect, withId } from './helpers.js';

@@ -1,4 +1,4 @@
-// Schema changes of issue 9 (bounces and complaints intake): indexes for the bounce API's filters and the
+// Schema changes for bounces and complaints intake: indexes for the bounce API's filters and the
 // record of reports already taken in, so that a report delivered twice (the sender never saw our 250, RFC
 // 5321 6.1) is recorded once.
 import type { Kysely } from 'kysely';

@@ -1,4 +1,4 @@
-// Schema changes of issue 10: templates and the permanent daily statistics counters.
+// Schema changes for templates and the permanent daily statistics counters.
 import type { Kysely } from 'kysely';
 import { type MigrationDialect, withId } from './helpers.js';
 

@@ -1,4 +1,4 @@
-// Issue 14: people who sign in to the web console, their server-side sessions, and failed sign-ins (counted
+// The web console: people who sign in to the web console, their server-side sessions, and failed sign-ins (counted
 // in the database so that the limit holds across every API process sharing it).
 import type { Kysely } from 'kysely';
 import { type MigrationDialect, withId } from './helpers.js';

@@ -1,4 +1,4 @@
-// Schema changes of issue 16 (inbound processing): mail received for a server's inbound address, the block
+// Schema changes for inbound processing: mail received for a server's inbound address, the block
 // rules (POST /triggers/inboundRules) and every attempt to POST a message to the server's InboundHookUrl.
 import type { Kysely } from 'kysely';
 import { type MigrationDialect, withId } from './helpers.js';

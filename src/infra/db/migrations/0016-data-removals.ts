@@ -1,4 +1,4 @@
-// Issue 18. data_removals: one row per POST /data-removals, the status of a background removal of every
+// data_removals: one row per POST /data-removals, the status of a background removal of every
 // trace of an address across an account (src/domain/data-removals). The legacy hook URL columns of servers
 // are emptied: since this migration the hook fields are a view of the default stream's webhooks, and values
 // stored before were never called by anything (and had skipped the webhook address guard).

@@ -1,4 +1,4 @@
-// Issue 25, the Bulk API (POST /email/bulk, GET /email/bulk/{id}; src/domain/bulk). A request is stored as
+// The Bulk API (POST /email/bulk, GET /email/bulk/{id}; src/domain/bulk). A request is stored as
 // ONE row of bulk_requests, its recipients as pages of bulk_pages (the page is the unit of expansion: one
 // transaction turns one page into ordinary messages and marks it done) and its attachments ONCE in
 // bulk_attachments, which every message of the request refers to through messages.bulk_id (the delivery

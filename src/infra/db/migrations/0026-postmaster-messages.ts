@@ -1,5 +1,5 @@
 // Mail for postmaster (RFC 5321 4.5.1: every SMTP server that delivers mail takes it, the local part
-// case-insensitive), kept for the operator, who reads it with `mailroom postmaster` (issue 27).
+// case-insensitive), kept for the operator, who reads it with `mailroom postmaster`.
 import type { Kysely } from 'kysely';
 import type { MigrationDialect } from './helpers.js';
 

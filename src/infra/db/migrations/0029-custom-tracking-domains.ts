@@ -1,4 +1,4 @@
-// Custom tracking domains (issue 26): a domain may name a host under it (links.example.com) whose CNAME
+// Custom tracking domains: a domain may name a host under it (links.example.com) whose CNAME
 // points at mailroom's public host; once verified, the open pixels, click links and unsubscribe links of
 // mail from the domain use it. The index serves the HTTP edge's look-up of verified hosts (by Host header)
 // and the TLS terminator's on-demand question (GET /tls/ask).

@@ -1,4 +1,4 @@
-// Mailpit's REST API over a server's messages (issue 24, src/domain/mailpit): what Mailpit keeps per message
+// Mailpit's REST API over a server's messages (src/domain/mailpit): what Mailpit keeps per message
 // and mailroom did not, the read flag and the tags set through that API, in a table of its own keyed by the
 // message id. Only messages someone read or tagged have a row: accepting a message writes nothing here.
 //

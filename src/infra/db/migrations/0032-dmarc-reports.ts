@@ -1,4 +1,4 @@
-// DMARC aggregate reports (issue 26, RFC 7489 7.2): one row per report taken in at the report address (or
+// DMARC aggregate reports (RFC 7489 7.2): one row per report taken in at the report address (or
 // refused, with its reason), one row per report record (source IP with its count and results), and on each
 // domain what its published _dmarc record was last found to say. A report for a domain mailroom does not
 // know has account_id and domain_id null (kept apart for the operator). dedupe_key makes a report taken in

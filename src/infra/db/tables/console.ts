@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-/** People who sign in to the web console (issue 14). */
+/** People who sign in to the web console. */
 export interface ConsoleUsersTable {
   id: Generated<number>;
   account_id: number;
