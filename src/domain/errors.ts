@@ -92,7 +92,7 @@ export const ErrorCode = {
   StreamNotOnServer: 1235,
   StreamSendingNotSupported: 1236,
   StreamIdReserved: 1237,
-  // DMARC reports (mailroom's own, issue 26)
+  // DMARC reports (mailroom's own)
   DmarcQueryError: 1500,
 } as const;
 

@@ -74,8 +74,8 @@ export async function loadCheckData(db: Kysely<Database>, list: Array<{ sender: 
     for (const r of rows) data.verifiedDomains.add(`${r.account_id}|${r.name}`);
   }
   // By address alone, through suppressions_email, and with index plans (planner.ts): with server and stream
-  // in the WHERE, PostgreSQL without statistics reads the stream's whole list through suppressions_stream_time
-  // (issue 20, item 4). An address suppressed in other servers' streams comes back too and is left out here.
+  // in the WHERE, PostgreSQL without statistics reads the stream's whole list through suppressions_stream_time.
+  // An address suppressed in other servers' streams comes back too and is left out here.
   const wanted = new Set(serverIds);
   await withIndexPlans(db, async (q) => {
     for (const keys of chunks(uniq(list.flatMap((x) => x.message.recipients.map((r) => r.key))))) {

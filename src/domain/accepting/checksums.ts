@@ -1,4 +1,4 @@
-// The checksums of an attachment, computed when the message is accepted (issue 24): attachment content is
+// The checksums of an attachment, computed when the message is accepted: attachment content is
 // not kept (docs/reference/api-conventions.md, "General rules" 6), so these are what lets a test assert that
 // the right file was attached, through Mailpit's API (src/domain/mailpit), which lists MD5, SHA1 and SHA256.
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// What `mailroom status` and /metrics say about bulk requests (issue 25): how many requests are in each state,
+// What `mailroom status` and /metrics say about bulk requests: how many requests are in each state,
 // and how many of their entries are still waiting to be compiled into messages. Two aggregates over
 // bulk_requests: the first reads the index bulk_requests_status only; the second reads the open requests'
 // rows (Accepted or Processing, a handful at any time; Completed and Failed ones are never read).

@@ -1,4 +1,4 @@
-// What the console shows of bulk requests (issue 25): a server's requests newest first, each with its
+// What the console shows of bulk requests: a server's requests newest first, each with its
 // progress in messages (compiled, handed off, delivered, bounced), and one request's messages in pages.
 // Every query is bounded: the list is a keyset page of 20 requests; a request's progress reads its
 // counters, its queued messages through the partial index messages_bulk (bulk_id, status) and its bounced

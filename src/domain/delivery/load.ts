@@ -36,7 +36,7 @@ export interface LoadedMessage {
   stream: { type: string; unsubscribe_handling: string | null; ip_pool: string | null } | undefined;
   key: SigningKey | null;
   envDomain: string;
-  /** The From domain's verified tracking host as https://host, or null for the public URL (issue 26). */
+  /** The From domain's verified tracking host as https://host, or null for the public URL. */
   trackingBase: string | null;
 }
 
@@ -92,7 +92,7 @@ async function loadAll(ctx: AppContext, senderLookups: SenderLookups, ids: strin
   }
   const [recipients, attachments, bulkFiles, streams] = await Promise.all([
     // By message_id through recipients_message whatever the statistics say (db/planner.ts): with stale ones
-    // this read all of message_recipients, 32 ms a call against 1.5 ms (issue 20).
+    // this would read all of message_recipients for each message.
     Promise.all(
       chunks(found).map((part) =>
         withIndexPlans(db, (d) => d.selectFrom('message_recipients').select(['id', 'message_id', 'kind', 'email', 'name', 'settled_at']).where('message_id', 'in', part).orderBy('id').execute()),

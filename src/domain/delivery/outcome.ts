@@ -59,7 +59,7 @@ export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outc
   const now = ctx.clock.now();
   const messageIds = [...new Set(outcomes.map((o) => o.msg.id))].sort();
   // Every statement below looks rows up by the keys of this batch (db/planner.ts: index plans whatever the
-  // statistics say; with stale ones finishIfSettled read all of message_recipients, issue 20).
+  // statistics say; with stale ones finishIfSettled would read all of message_recipients).
   await planByIndexes(trx);
   // Outcomes of one message's jobs (one per domain) are serialized on the message rows (locked in a fixed
   // order), so exactly one of them sees every recipient settled and finishes the message.

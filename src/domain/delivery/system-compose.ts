@@ -1,7 +1,7 @@
 // The MIME of the service's own mail (sender confirmations, data-removal notices), built so that a link in
 // it arrives whole. Customer mail (compose.ts) keeps every line within 78 characters with quoted-printable,
 // which splits a 130-character confirmation link with soft line breaks ("=" CRLF): decoders join it again,
-// but the raw source, plain-text readers that show it and people copying the link see it cut (issue 17).
+// but the raw source, plain-text readers that show it and people copying the link see it cut.
 // RFC 5322 2.1.1 only requires lines of at most 998 octets (78 is a SHOULD), so:
 //  - the HTML part is made ASCII (non-ASCII characters as HTML numeric character references, which every
 //    HTML reader decodes) and travels as 7bit: its href is one unbroken line in the raw source, always;

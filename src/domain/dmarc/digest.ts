@@ -1,4 +1,4 @@
-// The weekly DMARC digest (issue 26): once a week (a periodic task, one run per week across workers), for
+// The weekly DMARC digest: once a week (a periodic task, one run per week across workers), for
 // each domain with reports in the seven UTC days before the run's day, one summary (query.ts's figures)
 //  - as a webhook notification, RecordType "DmarcDigest", to the webhooks of the domain's account's servers
 //    that have the Bounce trigger enabled: a domain belongs to the account, not to a server, and the Triggers

@@ -1,4 +1,4 @@
-// Custom tracking domains (issue 26): a host under the sending domain (links.example.com) with a CNAME to
+// Custom tracking domains: a host under the sending domain (links.example.com) with a CNAME to
 // mailroom's public host. Once verified, the open pixels, click links and unsubscribe links of mail whose
 // From domain is the domain point at https://<host>/ (delivery asks trackingBaseUrl), the HTTP edge serves
 // only tracking, unsubscribe and health paths on that host (http/tracking-host.ts), and the operator's TLS

@@ -34,14 +34,14 @@ export async function domainDetail(ctx: AppContext, d: DomainRow): Promise<Recor
     ReturnPathDomain: d.return_path_domain,
     ReturnPathDomainVerified: d.return_path_verified === 1,
     ReturnPathDomainCNAMEValue: ctx.config.returnPathDomain,
-    // mailroom's own fields (issue 26): the hosted service's domain has no tracking host.
+    // mailroom's own fields: the hosted service's domain has no tracking host.
     CustomTrackingDomain: d.custom_tracking_domain,
     CustomTrackingVerified: d.custom_tracking_verified === 1,
     CustomTrackingCNAMEValue: trackingCnameTarget(ctx),
     // The name the hosted service answers and its PHP client reads (PostmarkDomainDetails): the target once a
     // tracking host is set, else null (the client's suite expects none for a new domain). The one above stays.
     CustomTrackingDomainCNAMEValue: d.custom_tracking_domain ? trackingCnameTarget(ctx) : null,
-    // mailroom's own fields (issue 26): the _dmarc record with mailroom's report address (domain/dmarc/dns-record.ts).
+    // mailroom's own fields: the _dmarc record with mailroom's report address (domain/dmarc/dns-record.ts).
     ...dmarcFields(ctx, d),
     ID: d.id,
   };

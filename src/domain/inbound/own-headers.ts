@@ -1,5 +1,5 @@
 // Header fields a sender may write to pass for mailroom's own verdicts, removed before the application sees the
-// message (issue 27). RFC 8601 section 5: an MTA at the border of its administrative domain MUST delete any
+// message. RFC 8601 section 5: an MTA at the border of its administrative domain MUST delete any
 // Authentication-Results field that claims, by its authserv-id, to come from inside that boundary; mailroom's
 // authserv-id is MAILROOM_INBOUND_DOMAIN. Received-SPF (RFC 7208 9.1) names no authserv-id, and mailroom
 // checks SPF of every message, so a sender's are removed too; the X-Spam-* fields are removed when mailroom

@@ -1,7 +1,7 @@
 // Inbound mail parsed with postal-mime under explicit limits. A message it cannot read (MIME nested past
 // MAX_MIME_DEPTH, a header section past MAX_HEADER_BYTES, ...) reads the same on every retry: it is an
 // UnreadableMessage, which the listener answers with a permanent 554 5.6.0 (RFC 3463: media error) and logs
-// once at warn, instead of a 451 that makes the sender retry it for days (issue 27).
+// once at warn, instead of a 451 that makes the sender retry it for days.
 import PostalMime, { type Email } from 'postal-mime';
 
 /** Deeper than any real message (mail clients nest 3-5 levels); postal-mime's own limit is 256. */

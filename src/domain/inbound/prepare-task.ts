@@ -1,4 +1,4 @@
-// The CPU work of one received message, run on a parser thread (infra/threads, issue 28): the forged verdict
+// The CPU work of one received message, run on a parser thread (infra/threads): the forged verdict
 // headers go (own-headers.ts), the MIME is parsed (parse.ts), SPF/DKIM/DMARC are checked (authenticate.ts,
 // DNS answered by the main thread) and, per server, the webhook payload is built and serialized. The main
 // thread keeps only what needs the database (the server's rules, the write) and gets strings back, not a

@@ -155,8 +155,8 @@ async function prepareOnThread(ctx: AppContext, input: PrepareInput, transfer: A
 }
 
 /**
- * Stores the message ONCE per server however many of its addresses the envelope names (issue 27: fifty
- * `+tag` addresses made fifty copies and fifty posts). OriginalRecipient and MailboxHash are those of the
+ * Stores the message ONCE per server however many of its addresses the envelope names (fifty
+ * `+tag` addresses are one copy and one post, not fifty). OriginalRecipient and MailboxHash are those of the
  * server's first envelope recipient; ToFull and CcFull list the To and Cc headers, as the hosted service
  * does, and BccFull adds the server's other envelope recipients that the headers do not name (blind copies,
  * RFC 5322 3.6.3), so the application sees every address of its own the message was received at and none of

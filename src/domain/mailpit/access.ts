@@ -1,4 +1,4 @@
-// Who may use Mailpit's API (issue 24): HTTP Basic authentication with any user name and a server token as
+// Who may use Mailpit's API: HTTP Basic authentication with any user name and a server token as
 // the password, selecting that server's messages. A Sandbox server's mail never leaves mailroom, so its
 // token is enough; a Live server's messages are real mail to real people, served only while the whole
 // process delivers nothing (MAILROOM_CAPTURE_DIR: every message is written to a local file instead).

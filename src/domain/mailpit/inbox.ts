@@ -1,4 +1,4 @@
-// The console's view of a Sandbox server as Mailpit's inbox (issue 24): which listed messages are unread,
+// The console's view of a Sandbox server as Mailpit's inbox: which listed messages are unread,
 // opening a message marks it read, and "delete all" empties it; the same state and the same deletion as
 // Mailpit's API (read-state.ts, listing.ts), so a test and a person looking at the console agree.
 import type { AppContext } from '../app-context.js';

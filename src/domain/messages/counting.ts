@@ -12,7 +12,7 @@ export const SEARCH_WINDOW = 10_000;
 /**
  * `distinct`: the query selects distinct rows, which are what is counted (its selection is kept).
  * `inIndexOrder`: keep the query's ORDER BY, written to match the index the filter uses. A bare LIMIT lets a
- * planner whose statistics say every row matches (stale, issue 20) pick a table scan expected to stop early,
+ * planner whose statistics say every row matches (stale ones) pick a table scan expected to stop early,
  * which reads the whole table when the rows are in fact another server's; in index order only the index can
  * stop at the limit, so it is chosen whatever the statistics say.
  */

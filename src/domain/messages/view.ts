@@ -41,7 +41,7 @@ interface RecipientRow {
 export async function recipientsOf(ctx: AppContext, messageIds: string[]): Promise<Map<string, RecipientRow[]>> {
   const out = new Map<string, RecipientRow[]>();
   if (messageIds.length === 0) return out;
-  // By message_id through recipients_message whatever the statistics say (db/planner.ts, issue 20).
+  // By message_id through recipients_message whatever the statistics say (db/planner.ts).
   const rows = await withIndexPlans(ctx.db, (db) => db.selectFrom('message_recipients').select(['message_id', 'kind', 'email', 'name']).where('message_id', 'in', messageIds).orderBy('id').execute());
   for (const r of rows) {
     const list = out.get(r.message_id) ?? [];

@@ -1,5 +1,6 @@
 // What delivery needs from sender signatures and domains: the DKIM key to sign with and the envelope
-// domain for the Return-Path. (Issue "Sender signatures and domains" owns the keys and their rotation.)
+// domain for the Return-Path. The keys are made by signatures.ts and domain/domains and rotated by
+// domain/domains/dkim-state.ts; this file only reads them.
 import type { AppContext } from '../app-context.js';
 import type { DkimKey } from '../../infra/dkim/sign.js';
 import { emailDomain } from '../../infra/mime/normalize.js';

@@ -1,4 +1,4 @@
-// The CPU work of one submitted message, run on a parser thread (infra/threads, issue 28): the MIME parse
+// The CPU work of one submitted message, run on a parser thread (infra/threads): the MIME parse
 // (from-mime.ts) and the API's validation with the envelope (envelope.ts). The main thread gets the
 // validated message (plain data) and only checks and stores it. A refusal comes back as the ApiError's
 // fields with the stage it happened at: a parse refusal is the whole submission's, a validation refusal the

@@ -5,7 +5,7 @@
 // juice's work grows with rules times elements (each rule's selector is matched against the whole document)
 // on top of parsing and writing the document back (about 2 µs an element): 1,000 rules over 3,000 elements
 // (70 KB of HTML) took 0.76 s of CPU, so a template the size of a render's output cap would hold the event loop
-// for hours. The work is estimated first, in one pass, and refused past INLINE_CSS_BUDGET (issue 27).
+// for hours. The work is estimated first, in one pass, and refused past INLINE_CSS_BUDGET.
 //
 // Within the budget an inlining still takes up to about 250 ms of CPU, and juice cannot be interrupted, so it
 // runs on a worker thread (the process's pool, infra/threads; inline-css-task.ts) and the event loop keeps
@@ -18,7 +18,7 @@ import { inlineStyles } from './inline-css-task.js';
 import { RenderBudgetError } from './render.js';
 
 /** Cost units of one inlining: elements x (selectors + ELEMENT_COST); a unit is about 0.25 µs of juice's CPU,
- * so the largest inlining allowed takes about 250 ms (measured on the loaded 2-core development machine). A
+ * so the largest inlining allowed takes about 250 ms (bench/README.md). A
  * large newsletter (3,000 elements, 250 selectors) is 774,000. */
 export const INLINE_CSS_BUDGET = 1_000_000;
 /** Parsing and writing back one element costs about as much as matching eight selectors against it. */
@@ -90,7 +90,7 @@ export interface InlineOptions {
 const TASK = taskModule(import.meta.url, 'inline-css-task');
 /** Under this estimate (about 1 ms of juice, whose floor is about 0.7 ms for any document) the inlining runs
  * on the caller's thread: the hop to a worker takes 0.3-0.7 ms of the event loop itself (a message each way and
- * a copy of the HTML) and, measured at a load of 17 on 2 cores, as much wall time as inlining a small
+ * a copy of the HTML) and, on a loaded host, as much wall time as inlining a small
  * document in place (4-7 ms), so a worker would save the loop little and cost the request a thread's wake-up. */
 export const INLINE_ON_LOOP_BELOW = 5_000;
 /** Inlinings under way or waiting on the pool, per worker: a burst beyond it is refused (or waits, in a job)
