@@ -41,13 +41,12 @@ export function deliveryParts(ctx: AppContext): DeliveryParts {
 /** Registers handlers and tasks on ctx.runner / ctx.scheduler without starting them (tests drive them). */
 export async function registerWorkers(_ctx: AppContext): Promise<Array<() => Promise<void>>> {
   const stops: Array<() => Promise<void>> = [];
-  // area registrations go below this line
   _ctx.scheduler.add({ name: 'retention', everyMs: RETENTION_EVERY_MS, run: async (now) => void (await purgeExpired(_ctx, now)) });
   // PostgreSQL: tomorrow's day partitions of the message tables exist before tomorrow (no-op on SQLite).
   _ctx.scheduler.add({ name: 'partitions-ahead', everyMs: PARTITIONS_EVERY_MS, run: async (now) => void (await createPartitionsAhead(_ctx.db, now)) });
   stops.push((await startInboundListener(_ctx)).stop);
   _ctx.scheduler.add({ name: 'inbound-report-digests-purge', everyMs: PURGE_EVERY_MS, run: async (now) => void (await purgeReportDigests(_ctx, now)) });
-  // DMARC aggregate reports (issue 26): the weekly digest per domain, as a webhook and by mail.
+  // DMARC aggregate reports: the weekly digest per domain, as a webhook and by mail.
   _ctx.scheduler.add({ name: 'dmarc-weekly-digest', everyMs: DIGEST_EVERY_MS, run: async (now) => void (await sendWeeklyDigests(_ctx, now)) });
   const delivery = deliveryParts(_ctx);
   stops.push(registerDelivery(_ctx, delivery));

@@ -1,4 +1,4 @@
-// The web console (issue 14), served by mailroom itself: server-rendered HTML, one small script, one
+// The web console, served by mailroom itself: server-rendered HTML, one small script, one
 // stylesheet, uPlot for charts. Lives under /console (API paths such as /messages and /servers keep their
 // meaning), plus /login and /logout; `/` leads to it. Pages call the same domain modules as the API routes.
 import type { FastifyError } from 'fastify';

@@ -26,7 +26,6 @@ import mailpitRoutes from './mailpit/routes.js';
 
 export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   await serverRoutes(app, ctx);
-  // area routes go below this line
   await bounceRoutes(app, ctx);
   await confirmRoutes(app, ctx);
   await senderRoutes(app, ctx);

@@ -60,7 +60,7 @@
           url = u.pathname + u.search;
           var empty = document.querySelector('p.empty');
           if (empty) empty.remove();
-          // A Sandbox server's inbox line follows (issue 24).
+          // A Sandbox server's inbox line follows.
           if (data.inbox) {
             var unreadEl = document.getElementById('inbox-unread');
             var totalEl = document.getElementById('inbox-total');

@@ -1,4 +1,4 @@
-// Bulk: a server's bulk requests (POST /email/bulk, issue 25) newest first, each with a progress bar of its
+// Bulk: a server's bulk requests (POST /email/bulk) newest first, each with a progress bar of its
 // messages (compiled, sent, delivered, bounced; src/domain/bulk/progress.ts, bounded queries), and one
 // request's page: its figures and its messages 50 at a time. Subject, From, Tag, reason and recipients are
 // the sender's: they reach the page only through html`` (text, never markup).

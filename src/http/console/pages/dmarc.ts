@@ -1,4 +1,4 @@
-// A domain's DMARC page (issue 26): aligned versus failing volume by UTC day (uPlot, assets/dmarc.js, from a
+// A domain's DMARC page: aligned versus failing volume by UTC day (uPlot, assets/dmarc.js, from a
 // JSON data block), the sources with mailroom's own marked, and the latest reports. Every reporter-given
 // value (org name, e-mail, report id, reasons) goes through the escaping template.
 import type { AppContext } from '../../../domain/app-context.js';

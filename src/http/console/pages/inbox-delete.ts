@@ -1,4 +1,4 @@
-// "Delete all" of a Sandbox server's inbox (issue 24): a confirmation page first (a GET that changes
+// "Delete all" of a Sandbox server's inbox: a confirmation page first (a GET that changes
 // nothing), then a POST carrying the session's CSRF token, admins only (the router checks both). The same
 // domain call as Mailpit's DELETE /api/v1/messages without IDs; a Live server has no such button.
 import type { AppContext } from '../../../domain/app-context.js';

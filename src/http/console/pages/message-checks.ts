@@ -1,4 +1,4 @@
-// The message page's checks (issue 24): three tabs under "Checks". The HTML check and the spam check are read on
+// The message page's checks: three tabs under "Checks". The HTML check and the spam check are read on
 // opening their tab (local work: the caniemail data, the configured spamd); the link check makes requests to
 // the sender's URLs, so it runs only on a button (a POST with the CSRF token, viewers allowed: it changes
 // nothing) and its answer is shown, not stored. Every value that comes from the message (URLs, spamd's

@@ -76,7 +76,7 @@ function headerBlock(mime: string): string {
 const plain = (c: PageCall, text: string) => c.reply.type('text/plain; charset=utf-8').header('content-disposition', 'inline').send(text);
 
 export function registerMessage(r: ConsoleRouter, ctx: AppContext): void {
-  // The page, with the link check's answer when it is the answer to the link check's button (issue 24).
+  // The page, with the link check's answer when it is the answer to the link check's button.
   const render = async (c: PageCall, linkCheck?: { links: LinkCheckResponse; follow: boolean }) => {
     const m = await messageTimeline(ctx, c.server.id, c.params.mid!);
     await markOpened(ctx, c.server, m.MessageID);

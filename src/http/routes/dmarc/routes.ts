@@ -6,7 +6,7 @@ import { checkDepth } from '../../pagination.js';
 import { accountAuth, type App } from '../../types.js';
 import { DmarcDomainParams, DmarcReportsQuery, DmarcSummaryQuery } from './schemas.js';
 
-/** A domain's DMARC aggregate reports (issue 26; README "DMARC reports"), with the account token. */
+/** A domain's DMARC aggregate reports (README "DMARC reports"), with the account token. */
 export default async function dmarcRoutes(app: App, ctx: AppContext): Promise<void> {
   const config = { auth: 'account' as const, validationErrorCode: ErrorCode.DmarcQueryError };
   const base = { tags: ['domains'], security: [{ accountToken: [] }] };

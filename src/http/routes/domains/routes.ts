@@ -63,7 +63,7 @@ export default async function domainRoutes(app: App, ctx: AppContext): Promise<v
     domainDetail(ctx, await verifyDomainCustomTracking(ctx, accountAuth(req.auth).accountId, req.params.id)),
   );
 
-  // mailroom's own (issue 26): reads _dmarc.<domain> now; DMARCVerified and DMARCPolicy say what it found.
+  // mailroom's own: reads _dmarc.<domain> now; DMARCVerified and DMARCPolicy say what it found.
   app.put('/domains/:id/verifyDmarc', byId, async (req) =>
     domainDetail(ctx, await verifyDomainDmarc(ctx, accountAuth(req.auth).accountId, req.params.id)),
   );

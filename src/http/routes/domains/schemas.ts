@@ -14,5 +14,5 @@ export const CreateDomainBody = Type.Optional(
   }),
 );
 
-/** PUT /domains/{id}; CustomTrackingDomain is mailroom's own (issue 26): '' clears it, null leaves it. */
+/** PUT /domains/{id}; CustomTrackingDomain is mailroom's own: '' clears it, null leaves it. */
 export const UpdateDomainBody = Type.Optional(Type.Object({ ReturnPathDomain: Type.Optional(Host), CustomTrackingDomain: Type.Optional(Host) }));

@@ -1,4 +1,4 @@
-// Mailpit's v1 REST API over one server's messages, under <public URL>/mailpit (issue 24): clients such as
+// Mailpit's v1 REST API over one server's messages, under <public URL>/mailpit: clients such as
 // the npm package mailpit-api, cypress-mailpit and Python's mailpit-api-client call /mailpit/api/v1/... and
 // /mailpit/view/{ID}.html with HTTP Basic authentication (any user name, a server token as the password;
 // domain/mailpit/access.ts). Its own scope: the API's token headers and {ErrorCode, Message} errors do not
