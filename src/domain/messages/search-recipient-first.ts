@@ -1,11 +1,11 @@
 // GET /messages with recipient-side filters (recipient, status=bounced) AND message-side ones (tag, sender,
 // subject, metadata, queued/sent), on PostgreSQL. Joined in one statement, the day partitions of messages
-// (migration 0023, docs/scaling.md "Retention by partition") made the planner hash-join every partition's
-// rows for the tag: 60-78 ms at 1,000,000 messages, against 1.2 ms unpartitioned. So the recipient's message
+// (migration 0023, docs/scaling.md "Retention by partition") make the planner hash-join every partition's rows
+// for the tag, many times the cost of the same join unpartitioned (docs/scaling.md). So the recipient's message
 // ids are read first, newest first, from the recipients index (as the recipient-only search does), and the
-// message filters are applied to those ids passed as values, which prunes messages to their partitions when
-// the statement is planned. SQLite has no partitions and keeps the join (a nested loop from the recipients
-// index), which messages/search.ts builds.
+// message filters are applied to those ids passed as values, which prunes messages to their partitions when the
+// statement is planned. SQLite has no partitions and keeps the join (a nested loop from the recipients index),
+// which messages/search.ts builds.
 import type { SelectQueryBuilder } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import { SEARCH_WINDOW } from './counting.js';

@@ -35,12 +35,13 @@ export function escapeHtml(text: string): string {
  * every ESCAPED_CHARS_PER_STEP characters HTML-escaped is a step, and a render (a message's parts and layouts
  * share one budget) may take RENDER_STEP_BUDGET steps. Each step costs a bounded amount, so the longest render
  * the budget allows holds the event loop briefly: 11-42 ms of CPU for the worst cases in render-budget.test.ts
- * (nested loops, names missed through 98 scopes, paths 5,000 names deep, escaping); an {{#each}} over an object reads its keys first, which costs about 0.4 µs a key
- * (a 300,000-key model: 123 ms, less than parsing that model's JSON took). RENDER_CPU_BUDGET_MS of CPU time is
- * the backstop for a step that costs more than measured (CPU, not wall time: a loaded host must not fail a real
- * template; process CPU, so other threads' work counts too, hence the margin). A real template stays far
- * inside: a 1,000-line receipt of 20 fields a line takes about 100,000 steps. Past either, the render stops
- * with RenderBudgetError, answered as 1122 with HTTP 422. Inlining CSS has its own bound (inline-css.ts).
+ * (nested loops, names missed through 98 scopes, paths 5,000 names deep, escaping); an {{#each}} over an object
+ * reads its keys first, which costs about 0.4 µs a key (a 300,000-key model: 123 ms, less than parsing that
+ * model's JSON took). RENDER_CPU_BUDGET_MS of CPU time is the backstop for a step that costs more than measured
+ * (CPU, not wall time: a loaded host must not fail a real template; process CPU, so other threads' work counts
+ * too, hence the margin). A real template stays far inside: a 1,000-line receipt of 20 fields a line takes about
+ * 100,000 steps. Past either, the render stops with RenderBudgetError, answered as 1122 with HTTP 422. Inlining
+ * CSS has its own bound (inline-css.ts).
  */
 export const RENDER_STEP_BUDGET = 250_000;
 export const RENDER_CPU_BUDGET_MS = 250;

@@ -1,11 +1,11 @@
 // Inbound in the console.
 // - What the application answered to each POST of an inbound message: the first bytes of the response body,
-//   whatever the status. Before this only a failed attempt kept its answer, folded into `error`; a 200 whose
-//   body says "ignored" was invisible to the operator.
+//   whatever the status. A failed attempt's `error` alone would leave a 200 whose body says "ignored"
+//   invisible to the operator.
 // - Indexes for the console's Inbound list and Statistics (bench/console, bench/README.md): without them a
 //   tag or MailboxHash matching nothing reads every row of the server (payload included) through
-//   inbound_messages_server_time, and the inbound counts by day read every row too. Equality filters get their own (server, value, time) order; the counts read (server, time,
-//   status) alone, never the rows.
+//   inbound_messages_server_time, and the inbound counts by day read every row too. Equality filters get
+//   their own (server, value, time) order; the counts read (server, time, status) alone, never the rows.
 import type { Kysely } from 'kysely';
 import type { MigrationDialect } from './helpers.js';
 

@@ -1,6 +1,6 @@
-// Mailpit's Size of a message (domain/mailpit/size.ts): the bytes of its source plus its attachments'. A list
-// page used to compose every listed message's MIME on the event loop to measure it (seconds for a 10 MB
-// message); the size is now computed once, off the loop, and kept here. Null until then: rows stored before
+// Mailpit's Size of a message (domain/mailpit/size.ts): the bytes of its source plus its attachments'. Composing
+// a message's MIME to measure it takes seconds for a 10 MB message, too long for the event loop on every
+// list page, so the size is computed once, off the loop, and kept here. Null until then: rows stored before
 // this migration and messages not listed yet; filled as lists reach them, no backfill pass over the table.
 import type { Kysely } from 'kysely';
 import type { MigrationDialect } from './helpers.js';
