@@ -1,6 +1,6 @@
 // Route schemas are compiled into validators on their first request instead of all at once before the
 // server listens: Fastify's default compiles every route's schemas (hundreds, with Ajv) in `ready`, which
-// was most of the time an empty `serve` took to answer /readyz. After listening, the ones not used yet
+// would be most of the time an empty `serve` takes to answer /readyz. After listening, the ones not used yet
 // are compiled in the background, one per turn of the event loop, so no request waits behind the batch and
 // the first request of a route rarely compiles anything.
 import AjvCompiler from '@fastify/ajv-compiler';

@@ -4,8 +4,8 @@
 // in a second, so a transaction costs two socket writes and one round trip wait plus the final reply.
 // Why not nodemailer's SMTPConnection: it writes each command and each body chunk separately (5+ writes
 // per message, each a syscall that on loopback also runs the receiver's network stack), streams the body
-// through a Transform for dot-stuffing, and never pipelines. Replacing it in bench/deliver (2 cores) took
-// the service from 0.94 to 0.76 CPU ms per message and the sink from 0.26 to 0.09 (bench/README.md).
+// through a Transform for dot-stuffing, and never pipelines. This client costs less CPU per message both in
+// the service and in the receiving server (bench/deliver; figures in bench/README.md).
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type SecureContext, type TLSSocket } from 'node:tls';
 import { dotStuff } from './dot-stuff.js';
