@@ -18,7 +18,8 @@ import { matchReportAddress } from '../domain/dmarc/report-address.js';
 import { ByteBudget } from '../infra/byte-budget.js';
 import { SpoolDir } from '../infra/spool.js';
 import { findInboundMailbox } from '../domain/inbound/inbound-address.js';
-import { createInboundWriter, ParsersBusy } from '../domain/inbound/receive.js';
+import { createInboundWriter } from '../domain/inbound/receive.js';
+import { ParsersBusy } from '../domain/parsers-busy.js';
 import { ClientSlots } from './client-slots.js';
 import { inboundTlsOptions } from './tls-options.js';
 

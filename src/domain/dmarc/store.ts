@@ -21,8 +21,8 @@ import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { DAY_MS } from '../../infra/time.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { PoolFull, WorkerLost, taskModule } from '../../infra/threads/pool.js';
-import { ParsersBusy } from '../inbound/receive.js';
+import { WorkerLost, taskModule } from '../../infra/threads/pool.js';
+import { parsersBusy } from '../parsers-busy.js';
 import type { Read } from './read-task.js';
 import type { DmarcTarget } from './report-address.js';
 import type { DmarcReport } from './report.js';
@@ -46,8 +46,8 @@ async function readOnThread(ctx: AppContext, raw: Buffer): Promise<Read[]> {
   try {
     return await ctx.threads.run<Read[]>(READ_TASK, 'readReports', raw);
   } catch (err) {
-    if (err instanceof PoolFull) throw new ParsersBusy(err.message);
-    if (err instanceof WorkerLost && err.shared) throw new ParsersBusy(`A parser thread failed while it read this message and others; try again: ${err.message}`);
+    const busy = parsersBusy(err);
+    if (busy) throw busy;
     // Its heap limit or time budget: the same bytes would fail the same way again; kept as refused.
     if (err instanceof WorkerLost) return [{ name: '', digest: createHash('sha256').update(raw).digest('hex'), refused: `the message could not be read within the parser's limits (${err.message})` }];
     throw err;

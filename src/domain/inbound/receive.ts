@@ -16,7 +16,8 @@ import type { Insertable } from 'kysely';
 import type { InboundMessagesTable } from '../../infra/db/tables/inbound.js';
 import { enqueueLocal, type LocalJob } from '../../infra/jobs/enqueue-local.js';
 import type { MessageSource } from '../../infra/spool.js';
-import { PoolFull, TaskError, WorkerLost, taskModule } from '../../infra/threads/pool.js';
+import { TaskError, WorkerLost, taskModule } from '../../infra/threads/pool.js';
+import { parsersBusy } from '../parsers-busy.js';
 import type { Envelope } from './authenticate.js';
 import { HANDOVER_PAYLOAD_CHARS, inboundHookJob, INBOUND_STATUS, type InboundHookHandover } from './hook-queue.js';
 import type { InboundMailbox } from './inbound-address.js';
@@ -132,9 +133,6 @@ function byServer(boxes: InboundMailbox[]): Map<number, InboundMailbox[]> {
   return out;
 }
 
-/** All parser threads are busy and MAILROOM_PARSE_QUEUE messages wait: the listener answers 451 4.3.2. */
-export class ParsersBusy extends Error {}
-
 /** The payloads one parser task builds at most, by its message's size (see receiveInbound). */
 export const PAYLOAD_BUDGET_BYTES = 64 * 1024 * 1024;
 
@@ -145,10 +143,10 @@ async function prepareOnThread(ctx: AppContext, input: PrepareInput, transfer: A
   try {
     return await ctx.threads.run<PreparedInbound>(PREPARE_TASK, 'prepareInbound', input, transfer);
   } catch (err) {
-    if (err instanceof PoolFull) throw new ParsersBusy(err.message);
+    const busy = parsersBusy(err);
+    if (busy) throw busy;
     if (err instanceof TaskError && err.errorName === 'UnreadableMessage') throw new UnreadableMessage(err.message);
     // Its heap limit or time budget: the same bytes would fail the same way on every retry (554).
-    if (err instanceof WorkerLost && err.shared) throw new ParsersBusy(`A parser thread failed while it read this message and others; try again: ${err.message}`);
     if (err instanceof WorkerLost) throw new UnreadableMessage(`The message could not be parsed within the parser's limits: ${err.message}`);
     throw err;
   }

@@ -76,7 +76,7 @@ describe('inbound feed: keyset pages and bounded substring search', () => {
     await c.signIn(ADMIN);
     const page = await c.get(`/console/s/${s.serverId}/inbound?fromemail=needle%40`);
     assert.match(page.text, /No inbound messages match among these\./);
-    const link = /<p class="muted" id="search-window">Searched 20,000 messages, back to [^<]+\. <a href="([^"]+)" rel="next">Search older messages<\/a>/.exec(page.text);
+    const link = /<p class="muted" id="search-window">Searched 20,000 messages, back to <time datetime="[^"]+">[^<]+<\/time>\. <a href="([^"]+)" rel="next">Search older messages<\/a>/.exec(page.text);
     assert.ok(link, page.text.slice(-1500));
     const older = await c.get(link[1]!.replace(/&amp;/g, '&'));
     assert.match(older.text, /needle@old\.example/);
