@@ -137,7 +137,7 @@ describe('SMTP submission with nodemailer', () => {
     e = await refusal({ attachments: [{ filename: 'setup.exe', content: 'MZ' }] });
     assert.match(e.response, /^550 5\.6\.0 Attachment 'setup\.exe' has a forbidden file type/);
     e = await refusal({ headers: { 'X-PM-Message-Stream': 'nope' } });
-    assert.match(e.response, /^550 5\.7\.1 The message stream 'nope' does not exist/);
+    assert.match(e.response, /^550 5\.7\.1 The stream provided: 'nope' does not exist on this server\./);
     e = await refusal({ headers: { 'X-PM-TrackOpens': 'maybe' } });
     assert.match(e.response, /^550 5\.6\.0 The header 'X-PM-TrackOpens' must be true or false/i);
     e = await refusal({ attachments: [{ filename: 'big.bin', content: Buffer.alloc(11 * 1024 * 1024) }] });
