@@ -64,7 +64,9 @@ export async function sizesOf(ctx: AppContext, messages: Measured[]): Promise<nu
   batches.forEach((b, k) => b.forEach((i, j) => (sizes[i] = lengths[k]![j]! + attachmentBytes(messages[i]!))));
   const fresh = messages.map((m, i) => ({ id: m.row.id, size: sizes[i]! })).filter((_, i) => messages[i]!.row.size === null);
   if (fresh.length) {
-    await ctx.db.transaction().execute(async (trx) => {
+    // Not ctx.db: a list runs under the read time limit (domain/read-limit.ts), in a read-only transaction on
+    // PostgreSQL; the sizes are stored beside it, on the database itself.
+    await ctx.database.db.transaction().execute(async (trx) => {
       for (const f of fresh) await trx.updateTable('messages').set({ size: f.size }).where('id', '=', f.id).where('size', 'is', null).execute();
     });
   }
