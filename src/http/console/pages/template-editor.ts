@@ -3,7 +3,7 @@
 // (so the rendered HTML gets the message-body policy, not the console's); the page's script re-posts it as
 // you type and shows validation errors beside their field.
 import type { AppContext } from '../../../domain/app-context.js';
-import { ApiError, ErrorCode } from '../../../domain/errors.js';
+import { ApiError, ErrorCode, httpStatusFor, ServiceBusy } from '../../../domain/errors.js';
 import { getTemplate, listTemplates, updateTemplate, type TemplateRow } from '../../../domain/templates/store.js';
 import { renderTemplate, TemplateError } from '../../../domain/templates/render.js';
 import { validateTemplate } from '../../../domain/templates/validate.js';
@@ -72,9 +72,9 @@ async function refusable<T>(c: PageCall, run: () => Promise<T>, refused: (err: A
     return await run();
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    // 503 with Retry-After when the CSS inlining threads are busy (templates/inline-css.ts), else 422.
+    // 503 with Retry-After when the CSS inlining threads are busy (ServiceBusy, as the API answers it), else 422.
     if (err.retryAfter !== undefined) c.reply.header('retry-after', String(err.retryAfter));
-    c.reply.status(err.status ?? 422);
+    c.reply.status(err instanceof ServiceBusy ? httpStatusFor(err.errorCode) : (err.status ?? 422));
     return refused(err);
   }
 }
