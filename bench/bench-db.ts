@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { Config } from '../src/config.js';
-import type { AppContext } from '../src/context.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { createContext, type AppContext } from '../src/context.js';
 import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import type { DbOptions } from '../src/infra/db/database.js';
 import { migrateToLatest } from '../src/infra/db/migrate.js';
@@ -92,5 +92,34 @@ export async function pgReachable(): Promise<boolean> {
     return false;
   } finally {
     await c.end().catch(() => undefined);
+  }
+}
+
+/** What a search benchmark stands on: a migrated service context and two servers of one account. */
+export interface SearchBench {
+  database: BenchDatabase;
+  config: Config;
+  ctx: AppContext;
+  /** The bootstrap's server, whose messages are measured, and a second one sharing the tables. */
+  serverId: number;
+  otherId: number;
+}
+
+/** A fresh database with the service's context, migrated and bootstrapped with `token`, and a second server. */
+export async function openSearchBench(dialect: BenchDialect, prefix: string, poolSize: number, token: string): Promise<SearchBench> {
+  const database = await benchDatabase(dialect, prefix, { poolSize });
+  if (!database) throw new Error('PostgreSQL is not reachable');
+  const config = loadConfig({ MAILROOM_DATABASE_URL: database.url, MAILROOM_LOG_LEVEL: 'silent', MAILROOM_SERVER_TOKEN: token });
+  const ctx = createContext(config, { dbOptions: database.dbOptions, secretKey: 'bench-secret-key-bench-secret-key-0123456789' });
+  try {
+    await migrateToLatest(ctx.database);
+    await bootstrap(ctx.database, config, Date.now());
+    const [server] = await ctx.db.selectFrom('servers').select(['id', 'account_id']).orderBy('id').execute();
+    const other = await ctx.db.insertInto('servers').values({ account_id: server!.account_id, name: 'Other', created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
+    return { database, config, ctx, serverId: server!.id, otherId: other.id };
+  } catch (err) {
+    await ctx.close();
+    await database.drop();
+    throw err;
   }
 }

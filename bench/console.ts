@@ -5,13 +5,9 @@
 // signed-in session cookie: session lookup, the domain queries, HTML rendering. The floor beside the figures
 // is the API's GET /messages/{id}/dump, one primary-key lookup through the same stack.
 import { sql } from 'kysely';
-import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { signIn } from '../src/domain/console-users/sessions.js';
 import { addUser } from '../src/domain/console-users/users.js';
-import { loadConfig } from '../src/config.js';
-import { type BenchDialect, benchDatabase, benchDialects } from './bench-db.js';
-import { createContext } from '../src/context.js';
-import { migrateToLatest } from '../src/infra/db/migrate.js';
+import { type BenchDialect, benchDialects, openSearchBench } from './bench-db.js';
 import { buildApp } from '../src/http/app.js';
 import { benchInboundId, INBOUND_STEP, loadInboundSql } from './inbound-data.js';
 import { benchMessageId, loadSql, STEP, T0 } from './search-data.js';
@@ -34,16 +30,10 @@ function pct(xs: number[], p: number): number {
 }
 
 async function run(dialect: BenchDialect): Promise<void> {
-  const database = await benchDatabase(dialect, 'console', { poolSize: 4 });
-  if (!database) throw new Error('PostgreSQL is not reachable');
-  const config = loadConfig({ MAILROOM_DATABASE_URL: database.url, MAILROOM_LOG_LEVEL: 'silent', MAILROOM_SERVER_TOKEN: TOKEN });
-  const ctx = createContext(config, { dbOptions: database.dbOptions, secretKey: 'bench-secret-key-bench-secret-key-0123456789' });
+  const { database, ctx, serverId, otherId } = await openSearchBench(dialect, 'console', 4, TOKEN);
+  const other = { id: otherId };
   try {
-    await migrateToLatest(ctx.database);
-    await bootstrap(ctx.database, config, Date.now());
-    const servers = await ctx.db.selectFrom('servers').select(['id', 'account_id']).orderBy('id').execute();
-    const sid = servers[0].id;
-    const other = await ctx.db.insertInto('servers').values({ account_id: servers[0].account_id, name: 'Other', created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
+    const sid = serverId;
     const t = Date.now();
     for (const q of loadSql(ctx, sid, other.id, N)) await q.execute(ctx.db);
     for (const q of loadInboundSql(ctx, sid, other.id, M)) await q.execute(ctx.db);

@@ -9,11 +9,7 @@
 import { execSync } from 'node:child_process';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
-import { bootstrap } from '../src/domain/accounts/bootstrap.js';
-import { loadConfig } from '../src/config.js';
-import { type BenchDialect, benchDatabase, benchDialects } from './bench-db.js';
-import { createContext } from '../src/context.js';
-import { migrateToLatest } from '../src/infra/db/migrate.js';
+import { type BenchDialect, benchDialects, openSearchBench } from './bench-db.js';
 import { buildApp } from '../src/http/app.js';
 import { createPartitionsBetween } from '../src/infra/db/partitions.js';
 import { benchMessageId, loadSql, STEP, T0 } from './search-data.js';
@@ -58,15 +54,10 @@ const line = (name: string, t: number[], floor: number) =>
   console.log(`  ${name.padEnd(32)} p50 ${pct(t, 50).toFixed(1).padStart(7)} ms   p95 ${pct(t, 95).toFixed(1).padStart(7)} ms   (${(pct(t, 95) / floor).toFixed(0).padStart(4)} x the bare route)`);
 
 async function run(dialect: BenchDialect): Promise<void> {
-  const database = await benchDatabase(dialect, 'mailpit', { poolSize: 4 });
-  if (!database) throw new Error('PostgreSQL is not reachable');
-  const config = loadConfig({ MAILROOM_DATABASE_URL: database.url, MAILROOM_LOG_LEVEL: 'silent', MAILROOM_SERVER_TOKEN: TOKEN });
-  const ctx = createContext(config, { dbOptions: database.dbOptions, secretKey: 'bench-secret-key-bench-secret-key-0123456789' });
+  const { database, ctx, serverId, otherId } = await openSearchBench(dialect, 'mailpit', 4, TOKEN);
+  const other = { id: otherId };
   try {
-    await migrateToLatest(ctx.database);
-    await bootstrap(ctx.database, config, Date.now());
-    const [server] = await ctx.db.selectFrom('servers').select(['id', 'account_id']).orderBy('id').execute();
-    const other = await ctx.db.insertInto('servers').values({ account_id: server!.account_id, name: 'Other', created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
+    const server = { id: serverId };
     const t = Date.now();
     await createPartitionsBetween(ctx.db, T0, T0 + N * STEP);
     for (const q of loadSql(ctx, server!.id, other.id, N)) await q.execute(ctx.db);

@@ -11,15 +11,11 @@
 import { execSync } from 'node:child_process';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
-import { bootstrap } from '../src/domain/accounts/bootstrap.js';
 import { searchMessages } from '../src/domain/messages/search.js';
 import { inboxCounts } from '../src/domain/mailpit/inbox.js';
-import { loadConfig } from '../src/config.js';
-import { createContext } from '../src/context.js';
-import { migrateToLatest } from '../src/infra/db/migrate.js';
 import { buildApp } from '../src/http/app.js';
 import { createPartitionsBetween } from '../src/infra/db/partitions.js';
-import { type BenchDialect, benchDatabase, benchDialects } from './bench-db.js';
+import { type BenchDialect, benchDialects, openSearchBench } from './bench-db.js';
 import { benchMessageId, loadSql, STEP, T0 } from './search-data.js';
 
 const VOLUMES = (process.env.BENCH_VOLUMES ?? '1000000,10000000').split(',').map(Number);
@@ -77,15 +73,10 @@ const line = (name: string, r: { t: number[]; limited: number; runs: number }, p
 const loadNow = () => execSync('uptime').toString().trim().replace(/^.*load average/, 'load average');
 
 async function run(dialect: BenchDialect, N: number): Promise<void> {
-  const database = await benchDatabase(dialect, 'volume', { poolSize: 10 });
-  if (!database) throw new Error('PostgreSQL is not reachable');
-  const config = loadConfig({ MAILROOM_DATABASE_URL: database.url, MAILROOM_LOG_LEVEL: 'silent', MAILROOM_SERVER_TOKEN: TOKEN });
-  const ctx = createContext(config, { dbOptions: database.dbOptions, secretKey: 'bench-secret-key-bench-secret-key-0123456789' });
+  const { database, ctx, serverId, otherId } = await openSearchBench(dialect, 'volume', 10, TOKEN);
+  const other = { id: otherId };
   try {
-    await migrateToLatest(ctx.database);
-    await bootstrap(ctx.database, config, Date.now());
-    const [server] = await ctx.db.selectFrom('servers').select(['id', 'account_id']).orderBy('id').execute();
-    const other = await ctx.db.insertInto('servers').values({ account_id: server!.account_id, name: 'Other', created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
+    const server = { id: serverId };
     await ctx.db.updateTable('servers').set({ delivery_type: 'Sandbox' }).where('id', '=', server!.id).execute();
     const t = Date.now();
     await createPartitionsBetween(ctx.db, T0, T0 + N * STEP);
