@@ -33,9 +33,9 @@ export async function domainList(ctx: AppContext, accountId: number): Promise<Ht
 ${rows.map((d) => {
   const base = `/console/domains/${d.id}`;
   const dkim = d.dkim_update_status === 'Pending' ? html`${verifiedBadge(d.dkim_verified === 1)} <span class="muted small">(new key pending)</span>` : verifiedBadge(d.dkim_verified === 1);
-  return html`<tr><td><a href="${base}"><strong>${d.name}</strong></a>${d.return_path_verified ? '' : html`<p class="warn small" data-alignment>Return-Path not verified: ${unalignedCost(ctx.config.returnPathDomain)}</p>`}</td>
-<td data-label="DKIM">${dkim}</td><td data-label="Return-Path">${d.return_path_domain ? verifiedBadge(d.return_path_verified === 1) : html`<span class="muted">not set</span>`}</td>
-<td data-label="SPF">${verifiedBadge(d.spf_verified === 1)}</td><td data-label="DMARC">${verifiedBadge(d.dmarc_verified === 1)}${d.dmarc_policy ? html` <span class="muted small">p=${d.dmarc_policy}</span>` : ''}</td>
+  return html`<tr><td><a href="${base}"><strong>${d.name}</strong></a>${d.return_path_verified ? '' : html`<p class="warn small alignment" data-alignment>Return-Path not verified: ${unalignedCost(ctx.config.returnPathDomain)}</p>`}</td>
+<td class="nowrap" data-label="DKIM">${dkim}</td><td class="nowrap" data-label="Return-Path">${d.return_path_domain ? verifiedBadge(d.return_path_verified === 1) : html`<span class="muted">not set</span>`}</td>
+<td class="nowrap" data-label="SPF">${verifiedBadge(d.spf_verified === 1)}</td><td class="nowrap" data-label="DMARC">${verifiedBadge(d.dmarc_verified === 1)}${d.dmarc_policy ? html` <span class="muted small">p=${d.dmarc_policy}</span>` : ''}</td>
 <td class="actions"><a href="${base}">DNS records</a> · <a href="${base}/dmarc">DMARC reports</a></td></tr>`;
 })}</tbody></table>`;
 }

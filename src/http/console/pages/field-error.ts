@@ -28,10 +28,10 @@ export function fieldError(r: FieldRefusal | null | undefined, field: string, id
   return about(r, field) ? html`<p class="field-error" id="${id}-error" role="alert">${r!.message}</p>` : html``;
 }
 
-/** An input's aria attributes: invalid and described by its message when refused, else by its hint. */
+/** An input's aria attributes: invalid, focused and described by its message when refused, else by its hint. */
 export function describedBy(r: FieldRefusal | null | undefined, field: string, id: string, hint = false): Html {
   const ids = [hint ? `${id}-hint` : '', about(r, field) ? `${id}-error` : ''].filter(Boolean).join(' ');
-  return html`${about(r, field) ? html` aria-invalid="true"` : ''}${ids ? html` aria-describedby="${ids}"` : ''}`;
+  return html`${about(r, field) ? html` aria-invalid="true" autofocus` : ''}${ids ? html` aria-describedby="${ids}"` : ''}`;
 }
 
 export interface TextField {

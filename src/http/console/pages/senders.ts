@@ -26,11 +26,11 @@ async function overview(ctx: AppContext, c: PageCall, refused: Refused = {}): Pr
   const body = html`<h2>Domains</h2>${domains}
 ${admin ? html`<details class="add"${refused.domain ? html` open` : ''}><summary>Add a domain</summary>${domainForm(c.session, refused.domain)}</details>` : ''}
 <h2>Sender signatures</h2>
-<table class="list labelled" id="senders"><thead><tr><th scope="col">Address</th><th scope="col">Name</th><th scope="col">Confirmed</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>
+${sigs.length === 0 ? html`<p class="empty">No sender signatures.</p>` : html`<table class="list labelled" id="senders"><thead><tr><th scope="col">Address</th><th scope="col">Name</th><th scope="col">Confirmed</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>
 ${sigs.map(
   (s) => html`<tr><td><a href="/console/senders/${s.id}"><code class="wrap">${s.email}</code></a></td><td data-label="Name">${s.name}</td><td data-label="Confirmed">${s.confirmed ? html`<span class="ok">yes</span>` : html`<span class="warn">no</span>`}</td>
 <td class="actions">${admin && !s.confirmed ? html`<form method="post" action="/console/senders/${s.id}/resend" class="inline">${csrf(c.session)}<button type="submit" aria-label="Resend confirmation to ${s.email}">Resend confirmation</button></form>` : ''}</td></tr>`,
-)}</tbody></table>${sigs.length === 0 ? html`<p class="empty">No sender signatures.</p>` : ''}
+)}</tbody></table>`}
 ${
   admin
     ? html`<details class="add"${refused.sender ? html` open` : ''}><summary>Add a sender signature</summary>
