@@ -137,7 +137,7 @@ describe('console: domains and their DNS records', () => {
     assert.match(record(after.text, 'dmarc')!.title, /<span class="ok">verified<\/span>/);
     assert.match(after.text, /Policy found: <strong>p=quarantine<\/strong>/);
     const list = await admin.get('/console/senders');
-    assert.match(list.text, /<td data-label="SPF"><span class="ok">verified<\/span><\/td><td data-label="DMARC"><span class="ok">verified<\/span> <span class="muted small">p=quarantine<\/span>/);
+    assert.match(list.text, /<td class="nowrap" data-label="SPF"><span class="ok">verified<\/span><\/td><td class="nowrap" data-label="DMARC"><span class="ok">verified<\/span> <span class="muted small">p=quarantine<\/span>/);
   });
 
   it('sets and verifies the Return-Path and tracking hosts by their CNAME records', async () => {
