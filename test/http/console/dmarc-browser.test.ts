@@ -57,8 +57,10 @@ describe('console: DMARC page in Chromium', () => {
   };
 
   it('links the page from the domain, draws the chart, marks own sources and keeps reporter values inert', async () => {
-    await page.goto(`${s.url}/console/senders`);
+    // The record to publish is on the domain's page; its reports are linked from the overview.
+    await page.goto(`${s.url}/console/domains/${id}`);
     assert.equal(await page.locator('code', { hasText: '_dmarc.example.com' }).count(), 1);
+    await page.goto(`${s.url}/console/senders`);
     await page.getByRole('link', { name: 'DMARC reports' }).click();
     await page.waitForURL(/\/console\/domains\/\d+\/dmarc$/);
     await page.goto(`${s.url}/console/domains/${id}/dmarc?fromdate=2024-11-15&todate=2024-11-28`);

@@ -1,4 +1,4 @@
-/* global document, location, navigator, FormData */
+/* global document, location, navigator, FormData, window */
 // The console's one script: progressive enhancement only (every page works without it). Values from the
 // server arrive as HTML it escaped, or are set with textContent; nothing here builds markup from data.
 (function () {
@@ -29,12 +29,22 @@
     var btn = ev.target.closest && ev.target.closest('button[data-copy]');
     if (!btn) return;
     var target = document.querySelector(btn.getAttribute('data-copy'));
-    if (!target || !navigator.clipboard) return;
+    if (!target) return;
+    // Without the clipboard API (a console served over plain http from another host is not a secure
+    // context) the value is selected instead, for the keyboard's copy.
+    var select = function () {
+      var range = document.createRange();
+      range.selectNodeContents(target);
+      var sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+    };
+    if (!navigator.clipboard) { select(); return; }
     navigator.clipboard.writeText(target.textContent).then(function () {
       var was = btn.textContent;
       btn.textContent = 'Copied';
       setTimeout(function () { btn.textContent = was; }, 1500);
-    });
+    }, select);
   });
 
   // Activity: new messages since the newest row, every two seconds while the tab is visible.
