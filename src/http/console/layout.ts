@@ -34,7 +34,8 @@ export function page(f: PageFrame, body: Html): string {
   const nav = s
     ? SERVER_PAGES.map(([path, label]) => html`<a href="/console/s/${s.id}/${path}"${f.active === path ? html` aria-current="page"` : ''}>${label}</a>`)
     : [];
-  const admin = f.session.user.role === 'admin' ? html`<a href="/console/servers"${f.active === 'servers' ? html` aria-current="page"` : ''}>Servers</a><a href="/console/senders"${f.active === 'senders' ? html` aria-current="page"` : ''}>Senders &amp; domains</a>` : '';
+  // The account's pages, for viewers too: they see everything and change nothing.
+  const admin = html`<a href="/console/servers"${f.active === 'servers' ? html` aria-current="page"` : ''}>Servers</a><a href="/console/senders"${f.active === 'senders' ? html` aria-current="page"` : ''}>Senders &amp; domains</a><a href="/console/users"${f.active === 'users' ? html` aria-current="page"` : ''}>Users</a>`;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${f.title} · mailroom</title>
