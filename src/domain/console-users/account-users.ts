@@ -84,7 +84,7 @@ export async function setUserRole(ctx: AppContext, accountId: number, actorId: n
     const admins = await lockedAdmins(trx, ctx, accountId);
     const u = await userOf(trx, accountId, userId);
     if (u.role === role) return u;
-    if (u.id === actorId) throw new UserRefusal('Role', 'You cannot change your own role: another admin can.');
+    if (u.id === actorId) throw new UserRefusal(null, 'You cannot change your own role: another admin can.');
     if (u.role === 'admin' && admins.length <= 1) throw new UserRefusal('Role', `${u.email} is the account's only admin: make another user admin first.`);
     await trx.updateTable('console_users').set({ role }).where('id', '=', u.id).execute();
     return { ...u, role };

@@ -17,6 +17,8 @@ interface Field {
   label: string;
   kind: Kind;
   hint?: string;
+  /** A heading before this field, starting a group. */
+  group?: string;
 }
 
 // The first four names are the ones the settings form has always posted.
@@ -24,17 +26,17 @@ const FIELDS: Field[] = [
   { api: 'Name', name: 'name', label: 'Name', kind: 'text' },
   { api: 'Color', name: 'color', label: 'Color', kind: 'color' },
   { api: 'DeliveryType', name: 'delivery', label: 'Delivery type', kind: 'delivery', hint: 'Sandbox keeps every message as a test inbox and sends nothing; fixed once the server exists.' },
-  { api: 'SmtpApiActivated', name: 'smtp', label: 'SMTP sending on', kind: 'check' },
+  { api: 'SmtpApiActivated', name: 'smtp', label: 'SMTP sending on', kind: 'check', group: 'Sending' },
   { api: 'RawEmailEnabled', name: 'rawemail', label: 'Raw email in inbound hooks', kind: 'check' },
   { api: 'TrackOpens', name: 'trackopens', label: 'Track opens by default', kind: 'check' },
   { api: 'TrackLinks', name: 'tracklinks', label: 'Track links by default', kind: 'tracklinks' },
   { api: 'RetentionDays', name: 'retention', label: 'Retention (days)', kind: 'number', hint: '7 to 365.' },
   { api: 'IpPool', name: 'ippool', label: 'IP pool', kind: 'pool' },
   { api: 'SandboxAcceptsAnyFrom', name: 'anyfrom', label: 'Sandbox takes any From', kind: 'check', hint: 'A Sandbox server only: no sender signature needed.' },
-  { api: 'InboundDomain', name: 'inbounddomain', label: 'Inbound domain', kind: 'text' },
+  { api: 'InboundDomain', name: 'inbounddomain', label: 'Inbound domain', kind: 'text', group: 'Inbound' },
   { api: 'InboundSpamThreshold', name: 'spamthreshold', label: 'Inbound spam threshold', kind: 'number', hint: '0 (off) to 30.' },
   { api: 'InboundHookUrl', name: 'inboundhook', label: 'Inbound hook URL', kind: 'url' },
-  { api: 'BounceHookUrl', name: 'bouncehook', label: 'Bounce hook URL', kind: 'url' },
+  { api: 'BounceHookUrl', name: 'bouncehook', label: 'Bounce hook URL', kind: 'url', group: 'Hooks of the default stream', hint: 'Each drives a webhook of the outbound stream, as the API does; empty: none.' },
   { api: 'IncludeBounceContentInHook', name: 'bouncecontent', label: 'Bounce content in hook', kind: 'check' },
   { api: 'DeliveryHookUrl', name: 'deliveryhook', label: 'Delivery hook URL', kind: 'url' },
   { api: 'OpenHookUrl', name: 'openhook', label: 'Open hook URL', kind: 'url' },
@@ -143,7 +145,7 @@ export function serverForm(ctx: AppContext, o: ServerFormOptions): Html {
   const rows = FIELDS.filter((f) => (o.mode === 'new' || f.kind !== 'delivery') && (f.kind !== 'pool' || ctx.config.ipPools.length > 0 || o.values[f.name] !== '')).map((f) => {
     const id = `f-${f.name}`;
     const attrs = html`${invalidAttrs(o.error, f.name)}${admin ? '' : html` disabled`}`;
-    return html`<div class="form-row${f.kind === 'check' ? ' check' : ''}"><label for="${id}">${f.label}</label><div class="form-input">${control(ctx, f, o.values[f.name] ?? '', id, attrs)}${f.hint ? html`<span class="muted small">${f.hint}</span>` : ''}${besideField(o.error, f.name)}</div></div>`;
+    return html`${f.group ? html`<h3>${f.group}</h3>` : ''}<div class="form-row${f.kind === 'check' ? ' check' : ''}"><label for="${id}">${f.label}</label><div class="form-input">${control(ctx, f, o.values[f.name] ?? '', id, attrs)}${f.hint ? html`<span class="muted small">${f.hint}</span>` : ''}${besideField(o.error, f.name)}</div></div>`;
   });
   return html`${aboveForm(o.error)}<form method="post" action="${o.action}" class="settings" aria-label="${o.label}">${csrf(o.session)}
 ${rows}

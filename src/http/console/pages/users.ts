@@ -43,7 +43,7 @@ async function usersPage(ctx: AppContext, c: PageCall, add: AddForm, roleError?:
 <label for="user-password">Password</label><input id="user-password" name="password" type="password" autocomplete="new-password"${invalidAttrs(e, 'password')}><span class="muted small">At least 10 characters. Leave empty to have one generated and shown once.</span>${besideField(e, 'password')}
 <button type="submit">Add user</button></form></section>`
     : '';
-  const body = html`<p class="muted">Admins change anything of the account; viewers see everything and change nothing.</p>
+  const body = html`${aboveForm(roleError)}<p class="muted">Admins change anything of the account; viewers see everything and change nothing.</p>
 <table class="list users"><thead><tr><th>Email</th><th>Role</th><th>Added</th><th></th></tr></thead><tbody>${rows}</tbody></table>${form}`;
   return page(c.frame('Console users', 'users'), body);
 }
