@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { normalizeEmail } from '../../infra/mime/normalize.js';
+import { lockRowsForUpdate } from '../../infra/db/row-locks.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { generatePassword, hashPassword, passwordProblem } from './passwords.js';
 import { ROLES, type Role } from './users.js';
@@ -62,13 +63,14 @@ export async function addAccountUser(ctx: AppContext, accountId: number, input: 
 }
 
 /**
- * The account's admins, locked until the transaction ends on PostgreSQL (SQLite's one writer serializes
- * already), so that two admins demoting each other at once cannot both pass the "another admin is left" check.
+ * The account's admins, their rows locked until the transaction ends (db/row-locks.ts: PostgreSQL; SQLite's
+ * one writer serializes already), so that two admins demoting each other at once cannot both pass the
+ * "another admin is left" check. Read again once locked: a change committed meanwhile is seen.
  */
 async function lockedAdmins(trx: Kysely<Database>, ctx: AppContext, accountId: number): Promise<number[]> {
-  let q = trx.selectFrom('console_users').select('id').where('account_id', '=', accountId).where('role', '=', 'admin').orderBy('id');
-  if (ctx.dialect === 'postgres') q = q.forUpdate();
-  return (await q.execute()).map((r) => r.id);
+  const admins = () => trx.selectFrom('console_users').select('id').where('account_id', '=', accountId).where('role', '=', 'admin').orderBy('id').execute();
+  await lockRowsForUpdate(trx, ctx.dialect, 'console_users', (await admins()).map((r) => r.id));
+  return (await admins()).map((r) => r.id);
 }
 
 async function userOf(trx: Kysely<Database>, accountId: number, userId: number): Promise<AccountUser> {
