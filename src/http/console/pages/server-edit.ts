@@ -32,7 +32,8 @@ ${serverForm(ctx, { action: `${base}/settings`, mode: 'edit', values, error, ses
 ${tokenList(c.session, `${base}/tokens`, tokens, 'server token', row.name, base)}</section>
 ${admin ? html`<section class="card danger" aria-labelledby="delete"><h2 id="delete">Delete this server</h2><p>Its messages, streams, templates, webhooks, suppressions and tokens go with it.</p><p><a class="danger-link" href="${base}/delete">Delete ${row.name}…</a></p></section>` : ''}
 <p><a href="/console/servers">Back to servers</a></p>`;
-  return page(c.frame(`Server ${row.name}`, 'servers'), body);
+  // The header's server picker shows this server.
+  return page({ ...c.frame(`Server ${row.name}`, 'servers'), server: { id: row.id, name: row.name, delivery_type: row.delivery_type } }, body);
 }
 
 export function registerServerEdit(r: ConsoleRouter, ctx: AppContext): void {
