@@ -18,7 +18,7 @@ ${aboveForm(error)}<form method="post" action="${base}/delete" class="stack narr
 <label for="confirm-name">Type the server's name to confirm</label>
 <input id="confirm-name" name="confirm" type="text" autocomplete="off" spellcheck="false" value="${typed}"${invalidAttrs(error, 'confirm')}>${besideField(error, 'confirm')}
 <div class="buttons"><button type="submit" class="danger">Delete this server</button> <a href="${base}">Cancel</a></div></form></div>`;
-  return page(c.frame(`Delete server ${row.name}?`, 'servers'), body);
+  return page({ ...c.frame(`Delete server ${row.name}?`, 'servers'), server: { id: row.id, name: row.name, delivery_type: row.delivery_type } }, body);
 }
 
 export function registerServerDelete(r: ConsoleRouter, ctx: AppContext): void {
