@@ -34,9 +34,8 @@ export function page(f: PageFrame, body: Html): string {
   const nav = s
     ? SERVER_PAGES.map(([path, label]) => html`<a href="/console/s/${s.id}/${path}"${f.active === path ? html` aria-current="page"` : ''}>${label}</a>`)
     : [];
-  const admin = f.session.user.role === 'admin' ? html`<a href="/console/servers"${f.active === 'servers' ? html` aria-current="page"` : ''}>Servers</a>` : '';
-  // Viewers see senders and domains too (their DNS records and states), read-only.
-  const senders = html`<a href="/console/senders"${f.active === 'senders' ? html` aria-current="page"` : ''}>Senders &amp; domains</a>`;
+  // The account's pages, for viewers too: they see everything and change nothing.
+  const account = html`<a href="/console/servers"${f.active === 'servers' ? html` aria-current="page"` : ''}>Servers</a><a href="/console/senders"${f.active === 'senders' ? html` aria-current="page"` : ''}>Senders &amp; domains</a><a href="/console/users"${f.active === 'users' ? html` aria-current="page"` : ''}>Users</a>`;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${f.title} · mailroom</title>
@@ -55,7 +54,7 @@ export function page(f: PageFrame, body: Html): string {
   <span class="who">${f.session.user.email} <span class="role">${f.session.user.role}</span></span>
   <form method="post" action="/logout" class="inline"><input type="hidden" name="_csrf" value="${f.session.csrfToken}"><button type="submit">Sign out</button></form>
 </header>
-<nav class="tabs" aria-label="Sections">${nav}${admin}${senders}</nav>
+<nav class="tabs" aria-label="Sections">${nav}${account}</nav>
 <main id="main">
 ${f.notice ? html`<p class="notice" role="status">${f.notice}</p>` : ''}${f.error ? html`<p class="error" role="alert">${f.error}</p>` : ''}
 <h1>${f.title}</h1>

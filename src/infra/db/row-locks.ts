@@ -14,7 +14,7 @@ import type { Database } from './schema.js';
 export async function lockRowsForUpdate(
   trx: Kysely<Database>,
   dialect: Dialect,
-  table: 'messages' | 'servers',
+  table: 'messages' | 'servers' | 'console_users',
   ids: ReadonlyArray<string | number>,
 ): Promise<void> {
   if (dialect !== 'postgres' || ids.length === 0) return;
