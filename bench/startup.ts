@@ -4,6 +4,8 @@
 // modules serve loads, and a bare Fastify that listens and answers one route. Wall time to the first 200 and
 // the process's CPU time by then (user + system, /proc), which a loaded machine inflates less.
 //   npm run build && npm run bench:startup        (BENCH_RUNS, default 5; BENCH_DB=sqlite,postgres; medians)
+// BENCH_COMPARE=<a dist folder inside the checkout> adds the same serve rows for that build, alternating with
+// dist/ in each run, so that two builds are compared at the same load.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -59,7 +61,7 @@ async function readyz(child: ChildProcess, output: () => string): Promise<void> 
   }
 }
 
-async function serveOnce(dialect: BenchDialect): Promise<Run | null> {
+async function serveOnce(dialect: BenchDialect, cli = CLI): Promise<Run | null> {
   const db = await benchDatabase(dialect, 'startup');
   if (!db) return null;
   const u = new URL(db.url.startsWith('postgres') ? db.url : `file://${db.url}`);
@@ -67,7 +69,7 @@ async function serveOnce(dialect: BenchDialect): Promise<Run | null> {
   const full = db.dbOptions.schema ? u.toString() : db.url;
   const env = { ...process.env, MAILROOM_PORT: '0', MAILROOM_INBOUND_SMTP_PORT: '0', MAILROOM_SUBMISSION_PORT: 'off', MAILROOM_DATABASE_URL: full, MAILROOM_LOG_LEVEL: 'info' };
   try {
-    return await once([CLI, 'serve'], env, readyz);
+    return await once([cli, 'serve'], env, readyz);
   } finally {
     await db.drop();
   }
@@ -78,8 +80,13 @@ const app = Fastify(); app.get('/readyz', async () => ({ ok: true }));
 console.log('listening on ' + await app.listen({ port: 0, host: '127.0.0.1' }));`;
 
 const dialects = benchDialects();
+const COMPARE = process.env.BENCH_COMPARE ? join(process.env.BENCH_COMPARE, 'cli.js') : undefined;
+if (COMPARE && !existsSync(COMPARE)) throw new Error(`${COMPARE} is missing`);
 const rows: Record<string, Run[]> = { 'node -e ""': [], "import serve's modules": [], 'bare Fastify listen': [] };
-for (const d of dialects) rows[`serve, empty ${d}`] = [];
+for (const d of dialects) {
+  rows[`serve, empty ${d}`] = [];
+  if (COMPARE) rows[`compare, empty ${d}`] = [];
+}
 for (let i = 0; i < RUNS; i++) {
   rows['node -e ""']!.push(await once(['-e', ''], process.env, exited));
   rows["import serve's modules"]!.push(await once(['--input-type=module', '-e', `await import(${JSON.stringify(join(ROOT, 'dist/serve.js'))})`], process.env, exited));
@@ -87,6 +94,8 @@ for (let i = 0; i < RUNS; i++) {
   for (const d of dialects) {
     const r = await serveOnce(d);
     if (r) rows[`serve, empty ${d}`]!.push(r);
+    const c = COMPARE ? await serveOnce(d, COMPARE) : null;
+    if (c) rows[`compare, empty ${d}`]!.push(c);
   }
 }
 for (const [name, r] of Object.entries(rows)) {
