@@ -1,13 +1,16 @@
-// bench/startup: how long `mailroom serve` on an empty SQLite database takes to answer /readyz (the built
-// dist/, as `npm start` runs it), beside its ceiling of 1.5 s and the floor of the same machine in the same
-// run: a bare `node -e` process and one that only imports the modules serve loads. Wall time to the first
-// 200 and the process's CPU time by then (user + system, /proc), which a loaded machine inflates less.
-//   npm run build && npm run bench:startup        (BENCH_RUNS, default 5; the median is printed)
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// bench/startup: how long `mailroom serve` on an empty database takes to answer /readyz (the built dist/, as
+// `npm start` runs it), on SQLite (a fresh file) and PostgreSQL (a fresh schema), beside its ceiling of 1.5 s
+// and the floor of the same machine in the same run: a bare `node -e` process, one that only imports the
+// modules serve loads, and a bare Fastify that listens and answers one route. Wall time to the first 200 and
+// the process's CPU time by then (user + system, /proc), which a loaded machine inflates less.
+//   npm run build && npm run bench:startup        (BENCH_RUNS, default 5; BENCH_DB=sqlite,postgres; medians)
+// BENCH_COMPARE=<a dist folder inside the checkout> adds the same serve rows for that build, alternating with
+// dist/ in each run, so that two builds are compared at the same load.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchDatabase, benchDialects, type BenchDialect } from './bench-db.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'dist/cli.js');
@@ -21,11 +24,16 @@ const cpuMs = (pid: number) => {
 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+type Run = { wall: number; cpu: number };
+
 /** One start: wall and CPU ms until `ready` says so; the process is stopped after. */
-async function once(args: string[], env: NodeJS.ProcessEnv, ready: (child: ReturnType<typeof spawn>) => Promise<void>): Promise<{ wall: number; cpu: number }> {
+async function once(args: string[], env: NodeJS.ProcessEnv, ready: (child: ChildProcess, output: () => string) => Promise<void>): Promise<Run> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'ignore'] });
-  await ready(child);
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  await ready(child, () => out);
   const r = { wall: performance.now() - t0, cpu: child.exitCode === null ? cpuMs(child.pid!) : 0 };
   if (child.exitCode === null) {
     child.kill('SIGTERM');
@@ -34,36 +42,75 @@ async function once(args: string[], env: NodeJS.ProcessEnv, ready: (child: Retur
   return r;
 }
 
-const exited = (child: ReturnType<typeof spawn>) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
+const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
 
-async function serveOnce(): Promise<{ wall: number; cpu: number }> {
-  const dir = mkdtempSync(join(tmpdir(), 'mailroom-bench-startup-'));
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const env = { ...process.env, MAILROOM_PORT: String(port), MAILROOM_INBOUND_SMTP_PORT: '0', MAILROOM_SUBMISSION_PORT: 'off', MAILROOM_DATABASE_URL: join(dir, 'mailroom.db'), MAILROOM_LOG_LEVEL: 'warn' };
-  try {
-    return await once([CLI, 'serve'], env, async () => {
-      for (;;) {
-        try {
-          if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
-        } catch {
-          // not listening yet
-        }
-        await new Promise((r) => setTimeout(r, 5));
+/** Polls `GET /readyz` on the port the process's log names (it listens on port 0: the machine is shared). */
+async function readyz(child: ChildProcess, output: () => string): Promise<void> {
+  let url: string | undefined;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the process exited (${child.exitCode}) before /readyz answered 200:\n${output()}`);
+    url ??= /"url":"(http:\/\/[^"]+)"|listening on (http:\/\/\S+)/.exec(output())?.slice(1).find(Boolean);
+    if (url) {
+      try {
+        if ((await fetch(`${url}/readyz`)).ok) return;
+      } catch {
+        // not answering yet
       }
-    });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    }
+    await new Promise((r) => setTimeout(r, 5));
   }
 }
 
-const rows: Record<string, Array<{ wall: number; cpu: number }>> = { 'node -e ""': [], 'import serve\'s modules': [], 'serve, empty database': [] };
+async function serveOnce(dialect: BenchDialect, cli = CLI): Promise<Run | null> {
+  const db = await benchDatabase(dialect, 'startup');
+  if (!db) return null;
+  const u = new URL(db.url.startsWith('postgres') ? db.url : `file://${db.url}`);
+  if (db.dbOptions.schema) u.searchParams.set('options', `-c search_path=${db.dbOptions.schema}`);
+  const full = db.dbOptions.schema ? u.toString() : db.url;
+  const env = { ...process.env, MAILROOM_PORT: '0', MAILROOM_INBOUND_SMTP_PORT: '0', MAILROOM_SUBMISSION_PORT: 'off', MAILROOM_DATABASE_URL: full, MAILROOM_LOG_LEVEL: 'info' };
+  try {
+    return await once([cli, 'serve'], env, readyz);
+  } finally {
+    await db.drop();
+  }
+}
+
+const FASTIFY = `import Fastify from ${JSON.stringify(join(ROOT, 'node_modules/fastify/fastify.js'))};
+const app = Fastify(); app.get('/readyz', async () => ({ ok: true }));
+console.log('listening on ' + await app.listen({ port: 0, host: '127.0.0.1' }));`;
+
+const dialects = benchDialects();
+const COMPARE = process.env.BENCH_COMPARE ? join(process.env.BENCH_COMPARE, 'cli.js') : undefined;
+if (COMPARE && !existsSync(COMPARE)) throw new Error(`${COMPARE} is missing`);
+const rows: Record<string, Run[]> = { 'node -e ""': [], "import serve's modules": [], 'bare Fastify listen': [] };
+for (const d of dialects) {
+  rows[`serve, empty ${d}`] = [];
+  if (COMPARE) rows[`compare, empty ${d}`] = [];
+}
 for (let i = 0; i < RUNS; i++) {
   rows['node -e ""']!.push(await once(['-e', ''], process.env, exited));
   rows["import serve's modules"]!.push(await once(['--input-type=module', '-e', `await import(${JSON.stringify(join(ROOT, 'dist/serve.js'))})`], process.env, exited));
-  rows['serve, empty database']!.push(await serveOnce());
+  rows['bare Fastify listen']!.push(await once(['--input-type=module', '-e', FASTIFY], process.env, readyz));
+  for (const d of dialects) {
+    const r = await serveOnce(d);
+    if (r) rows[`serve, empty ${d}`]!.push(r);
+    const c = COMPARE ? await serveOnce(d, COMPARE) : null;
+    if (c) rows[`compare, empty ${d}`]!.push(c);
+  }
 }
 for (const [name, r] of Object.entries(rows)) {
-  console.log(`${name.padEnd(26)} wall ${String(Math.round(median(r.map((x) => x.wall)))).padStart(6)} ms   CPU ${r.every((x) => x.cpu) ? `${median(r.map((x) => x.cpu))} ms` : '(exited)'}`);
+  if (r.length === 0) {
+    console.log(`${name.padEnd(26)} skipped (database unreachable)`);
+    continue;
+  }
+  const walls = r.map((x) => Math.round(x.wall));
+  console.log(`${name.padEnd(26)} wall ${String(median(walls)).padStart(6)} ms   CPU ${r.every((x) => x.cpu) ? `${median(r.map((x) => x.cpu))} ms` : '(exited)'}   runs ${walls.join(', ')}`);
 }
-const figure = median(rows['serve, empty database']!.map((x) => x.wall));
-console.log(`\n/readyz after ${Math.round(figure)} ms against the ceiling of ${CEILING_MS} ms (${(figure / CEILING_MS).toFixed(2)} of it); load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`);
+const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+for (const d of dialects) {
+  const r = rows[`serve, empty ${d}`]!;
+  if (r.length === 0) continue;
+  const figure = median(r.map((x) => x.wall));
+  const floor = median(rows['bare Fastify listen']!.map((x) => x.wall));
+  console.log(`${d}: /readyz after ${Math.round(figure)} ms against the ceiling of ${CEILING_MS} ms (${(figure / CEILING_MS).toFixed(2)} of it; ${(figure / floor).toFixed(1)}x a bare Fastify); load ${load}`);
+}

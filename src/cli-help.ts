@@ -8,7 +8,7 @@ Runs the service: migrates the database, creates an account and a server "Defaul
   --role all      everything in one process (default)
   --role api      HTTP and SMTP submission only
   --role worker   the queue (delivery, webhooks), periodic tasks and the inbound SMTP listener
-Settings come from MAILROOM_* environment variables (README.md, "Configuration"), e.g. MAILROOM_PORT (8080),
+Settings come from MAILROOM_* environment variables (docs/settings.md), e.g. MAILROOM_PORT (8080),
 MAILROOM_DATABASE_URL (./data/mailroom.db or postgres://...), MAILROOM_CAPTURE_DIR (deliver to local files).
 `;
 
@@ -59,6 +59,7 @@ ${USER_HELP}
   mailroom backup FILE                     consistent copy of the SQLite database while it runs
   mailroom --help                          this text; mailroom COMMAND --help: one command's
 
-Configuration comes from MAILROOM_* environment variables; see README.md.
-From a clone, run it as \`node dist/cli.js\` after \`npm run build\`, or put \`mailroom\` on your PATH with \`npm link\`.
+Configuration comes from MAILROOM_* environment variables; see docs/settings.md.
+From a clone, run it as \`node dist/cli.js\` (or \`npx mailroom\`) after \`npm run build\`, or put \`mailroom\`
+itself on your PATH with \`npm link\`.
 `;

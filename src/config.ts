@@ -1,5 +1,5 @@
 // Typed configuration read once from the environment. Every variable is optional; a bad value stops the
-// process with a message naming the variable (see README, "Configuration").
+// process with a message naming the variable (see docs/settings.md).
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';

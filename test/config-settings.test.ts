@@ -1,12 +1,12 @@
 // tier: unit
 // Every setting is declared once, in src/settings.ts: the names loadConfig reads are exactly the declared
-// ones, an undeclared MAILROOM_* name stops the start, and the README's table is the one the declarations give.
+// ones, an undeclared MAILROOM_* name stops the start, and the table of docs/settings.md is the one the declarations give.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { SETTING_NAMES, SETTINGS } from '../src/settings.js';
-import { withSettings } from '../scripts/settings-readme.js';
+import { SETTINGS_PAGE, withSettings } from '../scripts/settings-readme.js';
 
 /** The MAILROOM_* names loadConfig looks up in `env`. */
 function namesRead(env: Record<string, string>): Set<string> {
@@ -56,8 +56,8 @@ describe('settings declared once', () => {
     }
   });
 
-  it("the README's settings table is current (npm run settings:readme rewrites it)", () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    assert.equal(readme, withSettings(readme), 'README.md is stale: run npm run settings:readme');
+  it('the settings table of docs/settings.md is current (npm run settings:readme rewrites it)', () => {
+    const page = readFileSync(SETTINGS_PAGE, 'utf8');
+    assert.equal(page, withSettings(page), 'docs/settings.md is stale: run npm run settings:readme');
   });
 });

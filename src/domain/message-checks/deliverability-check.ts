@@ -7,7 +7,6 @@
 // - Header lines over 78 characters (RFC 5322 2.1.1), by field.
 // - Tracking: which links delivery turns into click redirects and which it leaves, and why.
 // Work is bounded by the message size (one parse, one pass over the header, the linear link scanner).
-import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import type { AppContext } from '../app-context.js';
 import { emailDomain } from '../../infra/mime/normalize.js';
 import { unalignedCost } from '../domains/alignment.js';
@@ -53,6 +52,8 @@ export async function deliverabilityCheck(ctx: AppContext, scope: MessageScope, 
   const [envDomain, key] = await Promise.all([envelopeDomain(ctx, m.account_id, m.from_email), findSigningKey(ctx, m.account_id, m.from_email)]);
   const fromDomain = emailDomain(m.from_email);
 
+  // Loaded on the first check, not at start: mailauth and its validation library are a large part of it.
+  const { dkimVerify } = await import('mailauth/lib/dkim/verify.js');
   const verified = await dkimVerify(source, { resolver: (name: string, rr: string) => ctx.dns.resolve(name, rr as 'TXT') });
   const results = (verified.results ?? []) as Array<{ signingDomain?: string; selector?: string; status: { result: string; comment?: string; aligned?: string }; info?: string }>;
   const identities = source
