@@ -57,7 +57,7 @@ export const SETTINGS = {
   MAILROOM_HTTP_TLS_CERT: {
     area: 'HTTP',
     default: 'unset',
-    description: 'PEM certificate (chain) of the HTTP listener, with MAILROOM_HTTP_TLS_KEY (its unencrypted key): `MAILROOM_PORT` then speaks HTTPS only (TLS 1.2 and later), for clients that always build `https://` URLs (Symfony\'s and Laravel\'s Postmark transport, [docs/frameworks.md](docs/frameworks.md)) without a proxy in front; checked at start like the SMTP certificates; `MAILROOM_PUBLIC_URL` then defaults to `https://`',
+    description: 'PEM certificate (chain) of the HTTP listener, with MAILROOM_HTTP_TLS_KEY (its unencrypted key): `MAILROOM_PORT` then speaks HTTPS only (TLS 1.2 and later), for clients that always build `https://` URLs (Symfony\'s and Laravel\'s Postmark transport, [frameworks.md](frameworks.md)) without a proxy in front; checked at start like the SMTP certificates; `MAILROOM_PUBLIC_URL` then defaults to `https://`',
   },
   MAILROOM_HTTP_TLS_KEY: {
     area: 'HTTP',
