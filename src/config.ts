@@ -233,24 +233,20 @@ const ALLOWED_ENTRY = /^(?:[^\s@,]+@)?(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*$/i;
 
 /** MAILROOM_RELEASE_RELAY_HOST turns Mailpit's release on; the other MAILROOM_RELEASE_RELAY_* settings shape it. */
 function parseReleaseRelay(env: Env): Config['releaseRelay'] {
+  // Every setting is read (and checked) even with no host: a mistake shows at start, not at the first release.
   const host = (env.MAILROOM_RELEASE_RELAY_HOST ?? '').trim();
   const user = env.MAILROOM_RELEASE_RELAY_USER ?? '';
   const pass = env.MAILROOM_RELEASE_RELAY_PASSWORD ?? '';
-  if (!host) return null;
   const tls = str(env, 'MAILROOM_RELEASE_RELAY_TLS', 'starttls').toLowerCase();
   if (tls !== 'starttls' && tls !== 'tls' && tls !== 'none') throw new ConfigError('MAILROOM_RELEASE_RELAY_TLS', `one of starttls, tls, none; got ${JSON.stringify(tls)}`);
+  const port = int(env, 'MAILROOM_RELEASE_RELAY_PORT', tls === 'tls' ? 465 : 587, 1, 65535);
   if ((user === '') !== (pass === '')) throw new ConfigError('MAILROOM_RELEASE_RELAY_USER', 'set both MAILROOM_RELEASE_RELAY_USER and MAILROOM_RELEASE_RELAY_PASSWORD, or neither');
   const allowed = (env.MAILROOM_RELEASE_RELAY_ALLOWED_RECIPIENTS ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean);
   for (const e of allowed) {
     if (e.length > 320 || !ALLOWED_ENTRY.test(e)) throw new ConfigError('MAILROOM_RELEASE_RELAY_ALLOWED_RECIPIENTS', `not an address, a domain or *.domain: ${JSON.stringify(e)}`);
   }
-  return {
-    host,
-    port: int(env, 'MAILROOM_RELEASE_RELAY_PORT', tls === 'tls' ? 465 : 587, 1, 65535),
-    tls,
-    ...(user ? { auth: { user, pass } } : {}),
-    allowedRecipients: allowed,
-  };
+  if (!host) return null;
+  return { host, port, tls, ...(user ? { auth: { user, pass } } : {}), allowedRecipients: allowed };
 }
 
 function parseMailpitWebhook(env: Env): string | null {

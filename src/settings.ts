@@ -372,8 +372,8 @@ export const SETTINGS = {
   },
   MAILROOM_RELEASE_RELAY_PORT: {
     area: 'Test inbox',
-    default: '587 (465 with `tls`)',
-    description: 'port of that relay',
+    default: '587',
+    description: 'port of that relay; 465 when MAILROOM_RELEASE_RELAY_TLS is `tls`',
   },
   MAILROOM_RELEASE_RELAY_TLS: {
     area: 'Test inbox',

@@ -139,7 +139,7 @@ describe('message actions and the Mailpit search box, in Chromium', () => {
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(/stream=all/);
     assert.equal(await page.locator('#activity-rows tr').count(), 3);
-    assert.match((await page.locator('#list-mode').textContent()) ?? '', /Every stream/);
+    assert.match((await page.locator('#list-mode').textContent()) ?? '', /Messages of every stream/);
     await shot('all-streams');
   });
 

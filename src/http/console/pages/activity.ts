@@ -129,7 +129,7 @@ export function registerActivity(r: ConsoleRouter, ctx: AppContext): void {
   ${text('fromdate', 'From date', 'date')}${text('todate', 'To date', 'date')}${text('metakey', 'Metadata key')}${text('metavalue', 'Metadata value')}
   <div class="field"><button type="submit">Filter</button> <a href="/console/s/${c.server.id}/activity">Clear</a></div>
 </form>
-${mailpitList ? html`<p class="muted" id="list-mode">${mq ? html`Messages matching <code>${mq}</code>` : 'Every stream'}, newest first; the filters above but the stream do not apply here. <a href="/console/s/${c.server.id}/activity">Back to the outbound stream</a></p>` : ''}
+${mailpitList ? html`<p class="muted" id="list-mode">${mq ? html`Messages of every stream matching <code>${mq}</code>` : 'Messages of every stream'}, newest first; the filters apply to one stream's list, not here. <a href="/console/s/${c.server.id}/activity">Back to the outbound stream</a></p>` : ''}
 <p class="muted">Newest first${c.server.delivery_type === 'Sandbox' ? html`; this is a <strong>sandbox</strong> server: its messages are kept here and never leave mailroom` : ''}.${live ? html` <span class="live" id="live-state" role="status">Live: new messages appear here.</span>` : ''}</p>
 ${inbox ? inboxBar(c.server.id, inbox, c.session.user.role === 'admin') : ''}
 <table class="list"><thead><tr><th scope="col">Received</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th><th scope="col">Tag</th></tr></thead>
