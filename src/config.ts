@@ -228,6 +228,40 @@ function parseDevSmtp(env: Env): Config['devSmtp'] {
   return { host, port, server, allowRemote };
 }
 
+/** An entry of MAILROOM_RELEASE_RELAY_ALLOWED_RECIPIENTS: an address, a domain, or `*.` and a domain. */
+const ALLOWED_ENTRY = /^(?:[^\s@,]+@)?(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*$/i;
+
+/** MAILROOM_RELEASE_RELAY_HOST turns Mailpit's release on; the other MAILROOM_RELEASE_RELAY_* settings shape it. */
+function parseReleaseRelay(env: Env): Config['releaseRelay'] {
+  // Every setting is read (and checked) even with no host: a mistake shows at start, not at the first release.
+  const host = (env.MAILROOM_RELEASE_RELAY_HOST ?? '').trim();
+  const user = env.MAILROOM_RELEASE_RELAY_USER ?? '';
+  const pass = env.MAILROOM_RELEASE_RELAY_PASSWORD ?? '';
+  const tls = str(env, 'MAILROOM_RELEASE_RELAY_TLS', 'starttls').toLowerCase();
+  if (tls !== 'starttls' && tls !== 'tls' && tls !== 'none') throw new ConfigError('MAILROOM_RELEASE_RELAY_TLS', `one of starttls, tls, none; got ${JSON.stringify(tls)}`);
+  const port = int(env, 'MAILROOM_RELEASE_RELAY_PORT', tls === 'tls' ? 465 : 587, 1, 65535);
+  if ((user === '') !== (pass === '')) throw new ConfigError('MAILROOM_RELEASE_RELAY_USER', 'set both MAILROOM_RELEASE_RELAY_USER and MAILROOM_RELEASE_RELAY_PASSWORD, or neither');
+  const allowed = (env.MAILROOM_RELEASE_RELAY_ALLOWED_RECIPIENTS ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean);
+  for (const e of allowed) {
+    if (e.length > 320 || !ALLOWED_ENTRY.test(e)) throw new ConfigError('MAILROOM_RELEASE_RELAY_ALLOWED_RECIPIENTS', `not an address, a domain or *.domain: ${JSON.stringify(e)}`);
+  }
+  if (!host) return null;
+  return { host, port, tls, ...(user ? { auth: { user, pass } } : {}), allowedRecipients: allowed };
+}
+
+function parseMailpitWebhook(env: Env): string | null {
+  const v = (env.MAILROOM_MAILPIT_WEBHOOK_URL ?? '').trim();
+  if (!v) return null;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError('MAILROOM_MAILPIT_WEBHOOK_URL', 'expected an http:// or https:// URL');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError('MAILROOM_MAILPIT_WEBHOOK_URL', `unsupported scheme ${u.protocol}`);
+  return v;
+}
+
 /** <prefix>_MAX_CLIENT_CONNECTIONS, _IDLE_SECONDS and _SESSION_SECONDS of an SMTP listener. */
 function smtpSlots(env: Env, prefix: 'MAILROOM_INBOUND_SMTP' | 'MAILROOM_SUBMISSION', d: { maxPerClient: number; idle: number; session: number }): SmtpSlotLimits {
   return {
@@ -370,6 +404,8 @@ function readConfig(env: Env): Config {
     dataRemovalBatch: int(env, 'MAILROOM_DATA_REMOVAL_BATCH', 500, 1, 100_000),
     bounceTestingDomain: env.MAILROOM_BOUNCE_TESTING_DOMAIN ? hostname(env, 'MAILROOM_BOUNCE_TESTING_DOMAIN', '') : null,
     devSmtp: parseDevSmtp(env),
+    releaseRelay: parseReleaseRelay(env),
+    mailpitWebhookUrl: parseMailpitWebhook(env),
     databasePoolSize: int(env, 'MAILROOM_DATABASE_POOL_SIZE', 10, 1, 1000),
     sendQueueLimit: int(env, 'MAILROOM_SEND_QUEUE_LIMIT', 20_000, 1, 10_000_000),
     http: httpTimeouts(env),

@@ -364,6 +364,42 @@ export const SETTINGS = {
     default: 'false',
     description: 'let `MAILROOM_DEV_SMTP_HOST` be a non-loopback address: anyone who reaches it can put mail in the server without a token',
   },
+  // Test inbox (Mailpit's release and webhook)
+  MAILROOM_RELEASE_RELAY_HOST: {
+    area: 'Test inbox',
+    default: 'unset (release refused)',
+    description: 'SMTP relay through which Mailpit\'s release (`POST /mailpit/api/v1/message/{ID}/release`, the console\'s Release button) sends a Sandbox message to a real inbox, as Mailpit\'s `MP_SMTP_RELAY_HOST` (docs/test-inbox.md)',
+  },
+  MAILROOM_RELEASE_RELAY_PORT: {
+    area: 'Test inbox',
+    default: '587',
+    description: 'port of that relay; 465 when MAILROOM_RELEASE_RELAY_TLS is `tls`',
+  },
+  MAILROOM_RELEASE_RELAY_TLS: {
+    area: 'Test inbox',
+    default: 'starttls',
+    description: '`starttls` (required, certificate verified against the system CAs and `MAILROOM_TLS_CA_FILE`), `tls` (implicit TLS, RFC 8314, verified the same way) or `none` (for a relay on a private network: STARTTLS only when offered, its certificate not checked)',
+  },
+  MAILROOM_RELEASE_RELAY_USER: {
+    area: 'Test inbox',
+    default: 'unset',
+    description: 'AUTH user name at the relay (with MAILROOM_RELEASE_RELAY_PASSWORD; both or neither)',
+  },
+  MAILROOM_RELEASE_RELAY_PASSWORD: {
+    area: 'Test inbox',
+    default: 'unset',
+    description: 'AUTH password at the relay',
+  },
+  MAILROOM_RELEASE_RELAY_ALLOWED_RECIPIENTS: {
+    area: 'Test inbox',
+    default: 'unset (any recipient)',
+    description: 'comma-separated addresses (`qa@example.com`), domains (`example.com`) and subdomain wildcards (`*.example.com`) a release may go to; any other recipient is refused with 400. Mailpit\'s `MP_SMTP_RELAY_ALLOWED_RECIPIENTS` is a regular expression; this is a plain list',
+  },
+  MAILROOM_MAILPIT_WEBHOOK_URL: {
+    area: 'Test inbox',
+    default: 'unset',
+    description: 'each new Sandbox message\'s summary (Mailpit\'s message summary JSON) is POSTed here, as Mailpit\'s `MP_WEBHOOK_URL` does; queued with the message and retried with back-off',
+  },
 } as const satisfies Record<`MAILROOM_${string}`, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;

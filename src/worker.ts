@@ -19,6 +19,7 @@ import { registerSenderWorkers } from './domain/sender-signatures/workers.js';
 import { purgeArchivedStreams } from './domain/streams/purge.js';
 import { purgeIdempotencyKeys } from './domain/accepting/idempotency.js';
 import { registerWebhookWorker } from './domain/webhooks/register.js';
+import { registerMailpitWebhook } from './domain/mailpit/webhook.js';
 import { registerDataRemovals } from './domain/data-removals/register.js';
 import { registerInbound } from './domain/inbound/register.js';
 import { registerBulk } from './domain/bulk/register.js';
@@ -54,6 +55,7 @@ export async function registerWorkers(_ctx: AppContext): Promise<Array<() => Pro
   registerSenderWorkers(_ctx);
   _ctx.scheduler.add({ name: 'archived-streams-purge', everyMs: 10 * 60_000, run: async (now) => void (await purgeArchivedStreams(_ctx, now)) });
   stops.push(registerWebhookWorker(_ctx));
+  stops.push(registerMailpitWebhook(_ctx));
   stops.push(registerInbound(_ctx));
   _ctx.scheduler.add({ name: 'idempotency-keys-purge', everyMs: 60 * 60_000, run: (now) => purgeIdempotencyKeys(_ctx.db, now) });
   registerDataRemovals(_ctx);

@@ -28,6 +28,17 @@ export interface SmtpRelay {
   pass?: string;
 }
 
+/** MAILROOM_RELEASE_RELAY_*: where Mailpit's release sends a captured message (domain/mailpit/release.ts). */
+export interface ReleaseRelay {
+  host: string;
+  port: number;
+  /** `starttls`: STARTTLS is required (RFC 3207); `tls`: implicit TLS (RFC 8314); `none`: plaintext. */
+  tls: 'starttls' | 'tls' | 'none';
+  auth?: { user: string; pass: string };
+  /** Lower-case addresses, domains and `*.domain` entries a release may go to; empty: any recipient. */
+  allowedRecipients: string[];
+}
+
 /** PEM certificate chain and private key the inbound SMTP listener offers through STARTTLS (RFC 3207). */
 export interface InboundTls {
   certPath: string;
@@ -141,6 +152,10 @@ export interface Config {
   bounceTestingDomain: string | null;
   /** MAILROOM_DEV_SMTP_*: the credential-less development listener (smtp-listeners/dev-smtp-listener.ts); null: off. */
   devSmtp: DevSmtpConfig | null;
+  /** MAILROOM_RELEASE_RELAY_*: the relay of Mailpit's release; null: release is refused. */
+  releaseRelay: ReleaseRelay | null;
+  /** MAILROOM_MAILPIT_WEBHOOK_URL: each new Sandbox message's summary is POSTed here (domain/mailpit/webhook.ts). */
+  mailpitWebhookUrl: string | null;
   /** PostgreSQL connections per process (MAILROOM_DATABASE_POOL_SIZE). */
   databasePoolSize: number;
   /** Messages of send requests waiting for their group commit (queued or being written) beyond which a send

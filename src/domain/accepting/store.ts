@@ -11,6 +11,7 @@ import type { MessageEventInput } from '../event-types.js';
 import { enqueueJobs, type NewJob } from '../../infra/jobs/enqueue.js';
 import type { ServerSettings } from './checks.js';
 import { insertRows } from '../../infra/db/raw-insert.js';
+import { mailpitWebhookJob } from './mailpit-webhook-job.js';
 import type { PreparedMessage } from './types.js';
 
 export interface AcceptedMessage {
@@ -78,6 +79,7 @@ export async function storeMessages(trx: Kysely<Database>, ctx: StoreContext, ac
     });
     const delivered = sandbox ? [...fakes] : m.recipients;
     if (delivered.length > 0) jobs.push(...deliveryJobsFor(id, delivered.map((r) => r.email), now, bulk?.queue));
+    if (sandbox && ctx.config.mailpitWebhookUrl) jobs.push(mailpitWebhookJob(id, serverId, now));
   }
   await insertRows(trx, ctx.dialect, 'messages', MESSAGE_COLUMNS, messages);
   await insertRows(trx, ctx.dialect, 'message_recipients', RECIPIENT_COLUMNS, recipients);

@@ -177,7 +177,7 @@ describe('Mailpit API over a Sandbox server (mailpit-api client)', () => {
     assert.equal(conf.MessageRelay.Enabled, false);
     assert.equal(conf.ChaosEnabled, false);
 
-    await assert.rejects(mp.releaseMessage(w.ID, { To: ['x@dest.example'] }), /400.*never delivers a Sandbox message/);
+    await assert.rejects(mp.releaseMessage(w.ID, { To: ['x@dest.example'] }), /400.*Release is not enabled/);
     await assert.rejects(mp.getChaosTriggers(), /400.*Chaos is not enabled/);
     await assert.rejects(mp.setChaosTriggers({}), /400.*Chaos is not enabled/);
 

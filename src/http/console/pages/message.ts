@@ -1,5 +1,6 @@
 // One message: its HTML body in a sandboxed frame (no scripts; remote images only when asked for), desktop and
-// mobile widths, the text part, the headers and raw source as sent, each recipient's timeline, attachments.
+// mobile widths, the text part, the headers and raw source as sent, each recipient's timeline, attachments;
+// above them Mailpit's per-message actions (message-actions.ts).
 import type { AppContext } from '../../../domain/app-context.js';
 import { messageTimeline } from '../../../domain/messages/details.js';
 import { markOpened } from '../../../domain/mailpit/inbox.js';
@@ -11,6 +12,7 @@ import { clippedPre } from '../clip.js';
 import { createLinkChecker, type LinkCheckResponse } from '../../../domain/message-checks/link-check.js';
 import { outcomeOf } from '../../../domain/messages/outcome.js';
 import { outcomeBadge } from '../outcome-badge.js';
+import { messageActions, registerMessageActions } from './message-actions.js';
 
 /**
  * The policy of a message body: no script at all (also the `sandbox` directive, should the frame be opened
@@ -100,7 +102,7 @@ export function registerMessage(r: ConsoleRouter, ctx: AppContext): void {
         (e) => html`<li class="event event-${e.Type.toLowerCase()}"><span class="when">${when(e.ReceivedAt)}</span> <strong>${LABELS[e.Type] ?? e.Type}</strong>${detailList(e.Details)}</li>`,
       )}</ol></section>`;
     });
-    const body = html`
+    const body = html`${await messageActions(ctx, c, m.MessageID, m.Tag)}
 <dl class="summary">
   <dt>From</dt><dd>${m.From}</dd><dt>To</dt><dd>${m.To.map((t) => (t.Name ? `${t.Name} <${t.Email}>` : t.Email)).join(', ')}</dd>
   ${m.Cc.length ? html`<dt>Cc</dt><dd>${m.Cc.map((t) => t.Email).join(', ')}</dd>` : ''}${m.Bcc.length ? html`<dt>Bcc</dt><dd>${m.Bcc.map((t) => t.Email).join(', ')}</dd>` : ''}
@@ -129,6 +131,7 @@ ${await checksSection(ctx, c, m, linkCheck ? { tab: 'links', ...linkCheck } : { 
     return page(c.frame(m.Subject || '(no subject)', 'activity'), body);
   };
   r.page('/console/s/:sid/messages/:mid', (c) => render(c));
+  registerMessageActions(r, ctx);
   // The link check requests the sender's URLs: run on the button only (a POST with the CSRF token; viewers may).
   const linkChecker = createLinkChecker(ctx);
   r.action(

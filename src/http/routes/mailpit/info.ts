@@ -1,6 +1,6 @@
 // GET /api/v1/info and /webui in Mailpit's shapes (its AppInformation and WebUIConfiguration). The counts are
-// the server's; the runtime figures are this process's. Relay (release) and chaos do not exist here: a
-// Sandbox message is never delivered, and failures are tested with the bounce-testing domain instead.
+// the server's; the runtime figures are this process's. The relay is the operator's MAILROOM_RELEASE_RELAY_*
+// (never its password); chaos does not exist here: failures are tested with the bounce-testing domain.
 import type { AppContext } from '../../../domain/app-context.js';
 import type { MailpitServer } from '../../../domain/mailpit/filters.js';
 import { listMessages } from '../../../domain/mailpit/listing.js';
@@ -33,17 +33,19 @@ export async function infoOf(ctx: AppContext, server: MailpitServer) {
 
 export async function webUiOf(ctx: AppContext, server: MailpitServer) {
   const row = await ctx.db.selectFrom('servers').select('name').where('id', '=', server.id).executeTakeFirst();
+  const relay = ctx.config.releaseRelay;
+  const allowed = relay?.allowedRecipients.join(', ') ?? '';
   return {
     Label: row?.name ?? '',
     MessageRelay: {
-      Enabled: false,
-      SMTPServer: '',
+      Enabled: relay !== null,
+      SMTPServer: relay ? `${relay.host}:${relay.port}` : '',
       ReturnPath: '',
-      AllowedRecipients: '',
+      AllowedRecipients: allowed,
       BlockedRecipients: '',
       OverrideFrom: '',
       PreserveMessageIDs: false,
-      RecipientAllowlist: '',
+      RecipientAllowlist: allowed,
     },
     SpamAssassin: ctx.config.spamd !== null,
     ChaosEnabled: false,

@@ -1,6 +1,6 @@
 // One message through Mailpit's API: its summary (which marks it read, as Mailpit's does), headers, raw
 // source, parts (a Sandbox message's attachments; a Live message's content is gone once sent), the HTML and
-// text views, and the operations mailroom answers with a reason: release and chaos (a Sandbox message is never delivered). `latest`
+// text views, release through the operator's relay (domain/mailpit/release.ts), and chaos, which mailroom answers with a reason. `latest`
 // stands for the newest message, of a search when ?query= is given. Plus send, through the accepting path.
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../../domain/app-context.js';
@@ -9,11 +9,12 @@ import { latestId } from '../../../domain/mailpit/listing.js';
 import { parseQuery } from '../../../domain/mailpit/query.js';
 import { setRead } from '../../../domain/mailpit/read-state.js';
 import { sendMessage } from '../../../domain/mailpit/send.js';
+import { releaseMessage } from '../../../domain/mailpit/release.js';
 import { headerMap, loadMessages, messageSummary, type LoadedMessage } from '../../../domain/mailpit/view.js';
 import { MAX_SINGLE_REQUEST_BYTES } from '../../../domain/accepting/limits.js';
 import { attachmentBytes, contentDisposition, partPosition } from '../../../domain/mailpit/attachment-part.js';
 import type { App } from '../../types.js';
-import { jsonBody, MailpitRefusal, notFound, queryOf, serverOf, type Query } from './request.js';
+import { jsonBody, MailpitRefusal, notFound, objectBody, ok, queryOf, serverOf, stringList, type Query } from './request.js';
 
 /** The message `id` of the server (`latest`: the newest, of ?query= when given), or null. */
 export async function findMessage(ctx: AppContext, server: MailpitServer, id: string, q: Query = {}): Promise<LoadedMessage | null> {
@@ -82,9 +83,12 @@ export function registerMessageRoutes(s: App, ctx: AppContext): void {
   s.get<{ Params: { id: string; part: string } }>('/api/v1/message/:id/part/:part/thumb', async (req, reply) => part(req, reply, serverOf(req), true));
 
   s.post<{ Params: { id: string } }>('/api/v1/message/:id/release', async (req, reply) => {
-    const m = await load(req, reply, serverOf(req));
+    const server = serverOf(req);
+    const m = await load(req, reply, server);
     if (!m) return reply;
-    throw new MailpitRefusal(400, 'Release is not available: mailroom never delivers a Sandbox message. Send it again through a Live server to deliver it.');
+    const to = stringList(objectBody(req).To, 'To');
+    if (!(await releaseMessage(ctx, server, m.row.id, to))) return notFound(reply);
+    return ok(reply);
   });
 
   const chaos = 'Chaos is not enabled: mailroom does not inject SMTP failures. Send to the bounce-testing domain (e.g. hardbounce@bounce-testing.postmarkapp.com) to test failures.';

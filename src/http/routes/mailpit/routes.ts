@@ -10,6 +10,7 @@ import { deleteMatching, deleteMessages, listMessages } from '../../../domain/ma
 import { parseQuery, QueryError } from '../../../domain/mailpit/query.js';
 import { setRead, setReadMatching } from '../../../domain/mailpit/read-state.js';
 import { SendError } from '../../../domain/mailpit/send.js';
+import { ReleaseError } from '../../../domain/mailpit/release.js';
 import { allTags, deleteTag, renameTag, setTags, TagError } from '../../../domain/mailpit/tags.js';
 import { TokenResolver } from '../../../domain/tokens/token-resolver.js';
 import { requestSignal } from '../../request-signal.js';
@@ -62,7 +63,7 @@ export default async function mailpitRoutes(app: App, ctx: AppContext): Promise<
           if (err.json) return reply.status(err.status).type('application/json').send({ Error: err.message });
           return reply.status(err.status).type('text/plain').send(err.message);
         }
-        if (err instanceof QueryError || err instanceof TagError) return reply.status(400).type('text/plain').send(err.message);
+        if (err instanceof QueryError || err instanceof TagError || err instanceof ReleaseError) return reply.status(400).type('text/plain').send(err.message);
         // A search that ran past its time limit (503, naming the limit), as Mailpit answers its errors: text.
         if (err instanceof ApiError) return reply.status(err.status ?? httpStatusFor(err.errorCode)).type('text/plain').send(err.message);
         if (err instanceof SendError) return reply.status(400).type('application/json').send({ Error: err.message });
