@@ -36,7 +36,7 @@ async function settingsPage(ctx: AppContext, c: PageCall, st: State = {}): Promi
   const val = (k: string, stored: string | number) => (st.values ? st.values[k] ?? '' : String(stored));
   const base = `/console/s/${c.server.id}/inbound/settings`;
   const body = html`${inboundTabs(c.server.id, 'settings')}
-<div class="card"><h2>Inbound address</h2><p>Mail sent to this address (or to <code>${v.InboundHash}+anything@…</code>, the part after the + read as the MailboxHash) is received for this server.</p>
+<div class="card"><h2>Inbound address</h2><p>Mail sent to this address (or to <code class="wrap">${v.InboundHash}+anything@…</code>, the part after the + read as the MailboxHash) is received for this server.</p>
 <p class="token-line"><code id="inbound-address" class="wrap">${v.InboundAddress}</code> <button type="button" data-copy="#inbound-address" aria-label="Copy the inbound address">Copy</button></p></div>
 <div class="card"><h2>InboundHookUrl</h2>${
     v.InboundHookUrl

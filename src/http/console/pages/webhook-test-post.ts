@@ -12,7 +12,7 @@ export function testPostOutcome(r: PostResult, payload: string): Html {
   const ok = r.status !== null && r.status >= 200 && r.status < 300;
   return html`<div class="card ${ok ? 'issued' : 'failed'}" id="test-post-result" role="status">
 <p><strong>${ok ? 'Test post delivered' : 'Test post failed'}</strong>: ${r.status === null ? html`no answer (${r.error ?? 'network error'})` : html`HTTP <code>${r.status}</code>`} in ${r.durationMs} ms.</p>
-${r.body ? html`<p class="muted small">The answer's first ${Math.min(r.body.length, 512)} characters:</p><pre class="excerpt">${r.body}</pre>` : r.status !== null ? html`<p class="muted small">The answer had no body.</p>` : ''}
+${r.body ? html`<p class="muted small">The answer${r.body.length >= 512 ? ', its first 512 bytes' : ''}:</p><pre class="excerpt">${r.body}</pre>` : r.status !== null ? html`<p class="muted small">The answer had no body.</p>` : ''}
 <details><summary>What was posted</summary><pre class="excerpt">${payload}</pre></details></div>`;
 }
 
