@@ -17,6 +17,7 @@ import { registerBulk } from './pages/bulk.js';
 import { registerInbound } from './pages/inbound.js';
 import { registerInboundMessage } from './pages/inbound-message.js';
 import { registerInboundRules } from './pages/inbound-rules.js';
+import { registerInboundSettings } from './pages/inbound-settings.js';
 import { registerMessage } from './pages/message.js';
 import { registerMessageAttachment } from './pages/message-attachment.js';
 import { registerStats } from './pages/stats.js';
@@ -113,6 +114,7 @@ export default async function consoleRoutes(app: App, ctx: AppContext): Promise<
     registerInbound(r, ctx);
     registerInboundMessage(r, ctx);
     registerInboundRules(r, ctx);
+    registerInboundSettings(r, ctx);
     registerBounces(r, ctx);
     registerSuppressions(r, ctx);
     registerStreams(r, ctx);

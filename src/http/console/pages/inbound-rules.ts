@@ -6,7 +6,9 @@ import { ApiError, ErrorCode } from '../../../domain/errors.js';
 import { createRule, deleteRule, listRules } from '../../../domain/inbound/rules.js';
 import { html, query } from '../html.js';
 import { csrf, page } from '../layout.js';
-import { redirectWith, type ConsoleRouter } from '../router.js';
+import { redirectWith, type ConsoleRouter, type PageCall } from '../router.js';
+import { fieldError, invalid, refusalOf, type FieldErrors } from './field-errors-hooks.js';
+import { inboundTabs } from './inbound-settings.js';
 
 const PAGE_SIZE = 200;
 
@@ -15,24 +17,33 @@ function ruleId(text: string | undefined): number {
   return Number(text);
 }
 
-export function registerInboundRules(r: ConsoleRouter, ctx: AppContext): void {
-  r.page('/console/s/:sid/inbound/rules', async (c) => {
+async function rulesPage(ctx: AppContext, c: PageCall, st: { value?: string; errors?: FieldErrors } = {}): Promise<string> {
     const offset = /^\d{1,7}$/.test(c.query.offset ?? '') ? Number(c.query.offset) : 0;
     const found = await listRules(ctx, c.server.id, PAGE_SIZE, offset);
     const base = `/console/s/${c.server.id}/inbound/rules`;
     const admin = c.session.user.role === 'admin';
-    const body = html`<p class="muted">Mail whose From address or domain matches a rule is kept as <strong>Blocked</strong> and not posted to the InboundHookUrl; it can still be bypassed from its page. <a href="/console/s/${c.server.id}/inbound">Back to inbound messages</a></p>
+    const body = html`${inboundTabs(c.server.id, 'rules')}<p class="muted">Mail whose From address or domain matches a rule is kept as <strong>Blocked</strong> and not posted to the <a href="/console/s/${c.server.id}/inbound/settings">InboundHookUrl</a>; it can still be bypassed from its page.</p>
 <table class="list labelled" id="rules"><thead><tr><th scope="col">Rule</th><th scope="col">ID</th>${admin ? html`<th scope="col"><span class="sr-only">Actions</span></th>` : ''}</tr></thead><tbody>
 ${found.InboundRules.map(
   (rule) => html`<tr><td><code>${rule.Rule}</code></td><td data-label="ID">${rule.ID}</td>${admin ? html`<td class="actions"><form method="post" action="${base}/${rule.ID}/remove" class="inline">${csrf(c.session)}<button type="submit" aria-label="Remove the rule ${rule.Rule}">Remove</button></form></td>` : ''}</tr>`,
 )}</tbody></table>${found.TotalCount === 0 ? html`<p class="empty">No rules: every message is posted.</p>` : ''}
 <nav class="pager" aria-label="Pages">${offset > 0 ? html`<a href="${base}${query({ offset: Math.max(0, offset - PAGE_SIZE) || '' })}">Previous</a>` : ''}${offset + PAGE_SIZE < found.TotalCount ? html`<a href="${base}${query({ offset: offset + PAGE_SIZE })}" rel="next">Next</a>` : ''}</nav>
-${admin ? html`<h2>Add a rule</h2><form method="post" action="${base}/add" class="stack narrow">${csrf(c.session)}<label for="rule">Email address or domain</label><input id="rule" name="rule" required maxlength="254" placeholder="spammer@example.com or example.com"><button type="submit">Add rule</button></form>` : html`<p class="muted">Only admins change the rules.</p>`}`;
+${admin ? html`<h2>Add a rule</h2><form method="post" action="${base}/add" class="stack narrow">${csrf(c.session)}<label for="rule">Email address or domain</label><input id="rule" name="rule" required maxlength="254" placeholder="spammer@example.com or example.com" value="${st.value ?? ''}"${invalid(st.errors, 'rule')}>${fieldError(st.errors, 'rule')}<button type="submit">Add rule</button></form>` : html`<p class="muted">Only admins change the rules.</p>`}`;
     return page(c.frame('Inbound rules', 'inbound'), body);
-  });
+}
+
+export function registerInboundRules(r: ConsoleRouter, ctx: AppContext): void {
+  r.page('/console/s/:sid/inbound/rules', (c) => rulesPage(ctx, c));
 
   r.action('/console/s/:sid/inbound/rules/add', async (c) => {
-    const rule = await createRule(ctx, c.server.id, c.body.rule ?? '');
+    let rule;
+    try {
+      rule = await createRule(ctx, c.server.id, c.body.rule ?? '');
+    } catch (err) {
+      const errors = refusalOf(err, [], 'rule');
+      c.reply.status(422);
+      return rulesPage(ctx, c, { value: c.body.rule, errors });
+    }
     return redirectWith(c.reply, `/console/s/${c.server.id}/inbound/rules`, { notice: `Rule '${rule.Rule}' added: mail from it is now blocked.` });
   });
   r.action('/console/s/:sid/inbound/rules/:rid/remove', async (c) => {

@@ -7,9 +7,11 @@ import type { AppContext } from '../../../domain/app-context.js';
 import { ApiError } from '../../../domain/errors.js';
 import { inboundFeed, SCAN_WINDOW, type FeedCursor, type FeedItem, type FeedPage, type FeedRequest } from '../../../domain/inbound/feed.js';
 import { INBOUND_STATUS } from '../../../domain/inbound/hook-queue.js';
+import { getAccountServer } from '../../../domain/servers/account-servers.js';
 import { html, query, showControls as v, type Html } from '../html.js';
 import { page, when, ISO_DATE } from '../layout.js';
 import type { ConsoleRouter } from '../router.js';
+import { inboundTabs } from './inbound-settings.js';
 
 const PAGE_SIZE = 50;
 const FILTERS = ['recipient', 'fromemail', 'subject', 'mailboxhash', 'tag', 'status', 'fromdate', 'todate'] as const;
@@ -51,10 +53,14 @@ export function registerInbound(r: ConsoleRouter, ctx: AppContext): void {
     const { items, searchedTo } = found;
     const filters = Object.fromEntries(FILTERS.map((k) => [k, q[k]]));
     const base = `/console/s/${c.server.id}/inbound`;
+    const srv = await getAccountServer(ctx.db, c.session.user.accountId, c.server.id);
+    const address = `${srv.inbound_hash}@${ctx.config.inboundDomain}`;
     const older = items.length === PAGE_SIZE ? `${base}${query({ ...filters, before: items[items.length - 1]!.cursor })}` : null;
     const live = before || refused ? '' : `${base}/live${query({ ...filters, after: items[0]?.cursor ?? '0.00000000-0000-0000-0000-000000000000' })}`;
     const text = (name: string, label: string, type = 'text') => html`<div class="field"><label for="f-${name}">${label}</label><input id="f-${name}" name="${name}" ${type === 'date' ? ISO_DATE : html`type="${type}"`} value="${q[name] ?? ''}"></div>`;
-    const body = html`<p class="toolbar"><a href="${base}/rules">Inbound rules</a></p>
+    const body = html`${inboundTabs(c.server.id, 'messages')}
+<p>Inbound address: <code class="wrap" id="inbound-address">${address}</code> <button type="button" data-copy="#inbound-address" aria-label="Copy the inbound address">Copy</button></p>
+${srv.inbound_hook_url ? '' : html`<p class="error" role="status" id="no-hook">Not posted: this server has no InboundHookUrl, so its inbound messages are kept here and for the API only. <a href="${base}/settings">Set the InboundHookUrl</a></p>`}
 <form method="get" class="filters" aria-label="Filters">
   ${text('recipient', 'Recipient')}${text('fromemail', 'From')}${text('subject', 'Subject')}${text('mailboxhash', 'MailboxHash')}${text('tag', 'Tag')}
   <div class="field"><label for="f-status">Status</label><select id="f-status" name="status">${['', ...Object.values(INBOUND_STATUS)].map((s) => html`<option value="${s.toLowerCase()}"${(q.status ?? '').toLowerCase() === s.toLowerCase() ? html` selected` : ''}>${s || 'any'}</option>`)}</select></div>
