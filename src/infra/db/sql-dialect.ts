@@ -8,6 +8,8 @@ import type { Database } from './schema.js';
 import { containsInsensitive, tagEquals } from './util.js';
 import { jsonFieldEquals } from './json-fields.js';
 import { filtersMessagesByIdList, readsRowsSkippedByOffset } from './planner.js';
+import { rareTrigramQuery } from './text-index.js';
+import { FOLDED_CONTAINS } from './text-functions.js';
 import { runTimeLimited, type TimeLimitOptions } from './time-limit.js';
 
 /** The text columns of a message that migration 0034 indexes for substring search (Sandbox messages). */
@@ -22,6 +24,23 @@ export type RecipientTextColumn = 'email' | 'name';
  */
 export const TRIGRAM = 3;
 const indexable = (value: string) => [...value].length >= TRIGRAM;
+
+/** What a substring term is matched against: message columns (of the `messages` row) or a recipient's. */
+export type TextTarget =
+  | { table: 'messages'; columns: MessageTextColumn[]; /** a Sandbox message (see messageContains) */ indexed: boolean }
+  | { table: 'recipients'; alias: string; columns: RecipientTextColumn[] };
+
+/**
+ * How a substring term is found, chosen with a look at the index (textPlan). `check` is the match itself,
+ * exact, never NULL. `narrowing`, when set, holds for every row that satisfies `check` and is answered by an
+ * index from few candidates: the row is (`narrowing` and `check`), and the query should be driven by it (no
+ * other index of the table chosen before it, see `unindexed`). null: `check` alone, which the database answers
+ * from its own index where it has one for it, or by reading the rows the other conditions leave.
+ */
+export interface TextPlan {
+  narrowing: RawBuilder<SqlBool> | null;
+  check: RawBuilder<SqlBool>;
+}
 
 export interface SqlDialect {
   /** Case-insensitive substring (`value` escaped: % and _ match literally); read from the column, no index. */
@@ -42,6 +61,13 @@ export interface SqlDialect {
   messageContains(columns: MessageTextColumn[], value: string, indexed: boolean): RawBuilder<SqlBool>;
   /** The same for `alias.<column>` of message_recipients (every recipient is indexed). */
   recipientContains(alias: string, columns: RecipientTextColumn[], value: string): RawBuilder<SqlBool>;
+  /**
+   * The plan of a substring term (TextPlan), case-insensitive as `contains`. It may read the index to choose
+   * (SQLite: how common the term's trigrams are, text-index.ts), so it is asked once per term and query.
+   */
+  textPlan(db: Kysely<Database>, target: TextTarget, value: string): Promise<TextPlan>;
+  /** `column` in a condition that must not make the planner choose its index (SQLite's unary +). */
+  unindexed(column: Expression<any>): RawBuilder<any>;
   /**
    * Runs `run` with every statement it makes under a time limit, and stops the statement under way when
    * `signal` aborts (the request that asked went away). Throws TimeLimitExceeded when the limit is hit.
@@ -76,6 +102,22 @@ function sqliteDialect(): SqlDialect {
       if (indexable(value)) return sql<SqlBool>`${sql.ref(`${alias}.id`)} in (select rowid from recipients_text where recipients_text match ${ftsPhrase(columns, value)})`;
       return anyOf(columns.map((c) => containsInsensitive(d, sql.ref(`${alias}.${c}`), value)));
     },
+    async textPlan(db, target, value) {
+      // A term the index serves (3 characters or more) is checked with Unicode case folding, as FTS5 folds
+      // (text-functions.ts), so the candidates are a superset of the check's rows; a shorter one by LIKE,
+      // which folds ASCII letters only, as Mailpit's own search on SQLite does.
+      const folded = (column: Expression<any>) => (indexable(value) ? sql<SqlBool>`${sql.raw(FOLDED_CONTAINS)}(${column}, ${value})` : containsInsensitive(d, column, value));
+      if (target.table === 'messages') {
+        const check = anyOf(target.columns.map((c) => folded(sql`coalesce(${sql.ref(`messages.${c}`)}, '')`)));
+        const served = target.indexed || (target.columns.length === 1 && target.columns[0] === 'subject');
+        const match = served && indexable(value) ? await rareTrigramQuery(db, 'messages_text', target.columns, value) : null;
+        return { check, narrowing: match === null ? null : sql<SqlBool>`messages.rowid in (select rowid from messages_text where messages_text match ${match})` };
+      }
+      const check = anyOf(target.columns.map((c) => folded(sql.ref(`${target.alias}.${c}`))));
+      const match = indexable(value) ? await rareTrigramQuery(db, 'recipients_text', target.columns, value) : null;
+      return { check, narrowing: match === null ? null : sql<SqlBool>`${sql.ref(`${target.alias}.id`)} in (select rowid from recipients_text where recipients_text match ${match})` };
+    },
+    unindexed: (column) => sql`+${column}`,
     timeLimited: (db, options, run) => runTimeLimited(d, db, options, run),
   };
 }
@@ -94,6 +136,12 @@ function postgresDialect(): SqlDialect {
     filtersMessagesByIdList: filtersMessagesByIdList(d),
     messageContains: (columns, value) => anyOf(columns.map((c) => ilike(sql.ref(`messages.${c}`), value))),
     recipientContains: (alias, columns, value) => anyOf(columns.map((c) => ilike(sql.ref(`${alias}.${c}`), value))),
+    // The GIN indexes serve ILIKE themselves (and recheck the rows): nothing to choose beforehand.
+    textPlan: async (_db, target, value) => ({
+      narrowing: null,
+      check: anyOf(target.columns.map((c) => ilike(sql.ref(target.table === 'messages' ? `messages.${c}` : `${target.alias}.${c}`), value))),
+    }),
+    unindexed: (column) => sql`${column}`,
     timeLimited: (db, options, run) => runTimeLimited(d, db, options, run),
   };
 }

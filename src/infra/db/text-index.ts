@@ -1,0 +1,71 @@
+// Which trigrams of a substring term the SQLite FTS5 tables of migration 0034 are asked for.
+//
+// A phrase query of every trigram of the term reads the doclist of each of them, and most trigrams of real
+// text are in a large share of the rows ("@ex" of every address at one domain, "Sub" of every subject): the
+// query then costs as much as the most common trigram, whatever the term's own rarity (a second at a million
+// recipients for one address). The few rarest trigrams alone narrow the rows as well, read far less, and
+// any subset of a term's trigrams keeps every row that contains the term, so the caller checks the candidate
+// rows' text itself (LIKE) and the result is exactly that check's. How common each trigram is, is counted up
+// to a cap (a query that stops at the cap): cheap for any trigram, and enough to tell the rare ones.
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+/** Trigrams probed at most: spread over a long term, any subset is correct. */
+const MAX_PROBES = 24;
+/** First pass: a trigram under this many rows is rare enough to drive alone. */
+const CAP_SMALL = 256;
+/** Second pass, when no trigram is under CAP_SMALL: a trigram above this is too common to narrow anything. */
+const CAP_LARGE = 16_384;
+/** Trigrams ANDed at most: each more one reads its doclist for less and less narrowing. */
+const MAX_CHOSEN = 3;
+
+/**
+ * The distinct trigrams (code points) of `value`, at most MAX_PROBES of them, spread over it. Not folded here:
+ * FTS5 folds a query's tokens as it folded the text (a JavaScript toLowerCase may change a string's length).
+ */
+export function trigramsOf(value: string): string[] {
+  const chars = [...value];
+  const all: string[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i + 3 <= chars.length; i++) {
+    const t = chars.slice(i, i + 3).join('');
+    if (!seen.has(t)) {
+      seen.add(t);
+      all.push(t);
+    }
+  }
+  if (all.length <= MAX_PROBES) return all;
+  const step = all.length / MAX_PROBES;
+  return Array.from({ length: MAX_PROBES }, (_, k) => all[Math.floor(k * step)]!);
+}
+
+/** One FTS5 token: a string in double quotes, a quote doubled. */
+const token = (t: string) => `"${t.replace(/"/g, '""')}"`;
+const restrict = (columns: string[], expr: string) => `{${columns.join(' ')}} : ${expr}`;
+
+async function rowsUpTo(db: Kysely<Database>, table: string, match: string, cap: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*) as n from (select 1 from ${sql.table(table)} where ${sql.table(table)} match ${match} limit ${sql.lit(cap)})`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
+async function counted(db: Kysely<Database>, table: string, columns: string[], tris: string[], cap: number): Promise<Array<{ t: string; n: number }>> {
+  const out: Array<{ t: string; n: number }> = [];
+  for (const t of tris) out.push({ t, n: await rowsUpTo(db, table, restrict(columns, token(t)), cap) });
+  return out.sort((a, b) => a.n - b.n);
+}
+
+/**
+ * The FTS5 query (columns restricted) of the rarest trigrams of `value`, or null when every trigram is in
+ * CAP_LARGE rows or more: reading the rows in order and checking them finds such a term sooner.
+ * An empty trigram (no row has it) answers at once: the query then matches nothing.
+ */
+export async function rareTrigramQuery(db: Kysely<Database>, table: string, columns: string[], value: string): Promise<string | null> {
+  const tris = trigramsOf(value);
+  if (tris.length === 0) return null;
+  let ranked = await counted(db, table, columns, tris, CAP_SMALL);
+  if (ranked[0]!.n >= CAP_SMALL) ranked = await counted(db, table, columns, tris, CAP_LARGE);
+  const cap = ranked[0]!.n >= CAP_SMALL ? CAP_LARGE : CAP_SMALL;
+  const chosen = ranked.filter((r) => r.n < cap).slice(0, MAX_CHOSEN);
+  if (chosen.length === 0) return null;
+  return restrict(columns, `(${chosen.map((r) => token(r.t)).join(' AND ')})`);
+}
