@@ -28,21 +28,28 @@ type Ctx = Pick<AppContext, 'database' | 'config'>;
  */
 export interface PlannedTerms {
   plans: Map<string, TextPlan>;
+  /** Terms whose matching messages were read first, as ids (see planTerms). */
+  ids: Map<Term, string[]>;
 }
+
+/** More matching ids than this are not passed as values: the term stays a condition of the query. */
+const MAX_IDS = 5000;
 
 const MESSAGE_TEXT: MessageTextColumn[] = ['subject', 'from_raw', 'text_body', 'html_body', 'tag', 'attachments'];
 const messageKey = (columns: MessageTextColumn[], value: string) => `m\u0000${columns.join(',')}\u0000${value}`;
 const recipientKey = (value: string) => `r\u0000${value}`;
 
 /** The message columns and recipient values each term matches, as `condition` reads them. */
-function textsOf(t: Term): { messages: Array<[MessageTextColumn[], string]>; recipients: string[] } {
+function textsOf(t: Term): { messages: Array<[MessageTextColumn[], string]>; recipients: string[]; kinds?: string[] } {
   if (t.kind !== 'field') return { messages: [], recipients: [] };
   const v = t.value;
   switch (t.field) {
     case 'to':
+      return { messages: [], recipients: [v], kinds: ['To'] };
     case 'cc':
+      return { messages: [], recipients: [v], kinds: ['Cc'] };
     case 'bcc':
-      return { messages: [], recipients: [v] };
+      return { messages: [], recipients: [v], kinds: ['Bcc'] };
     case 'from':
       return { messages: [[['from_raw'], v]], recipients: [] };
     case 'reply-to':
@@ -72,7 +79,33 @@ export async function planTerms(ctx: Pick<AppContext, 'db' | 'database'>, server
       if (!plans.has(key)) plans.set(key, await ctx.database.sql.textPlan(ctx.db, { table: 'recipients', alias: 'r', columns: ['email', 'name'] }, value));
     }
   }
-  return { plans };
+  const ids = new Map<Term, string[]>();
+  // Where messages are day partitions (PostgreSQL), a term answered from the index's candidates in an OR of
+  // several tables (free text: messages or recipients) is planned as a filter of every partition's rows in
+  // time order with a subplan per partition. Each branch is read alone instead, from its index, and the
+  // union passed as ids, which prunes the partitions when the statement is planned.
+  if (ctx.database.sql.filtersMessagesByIdList) {
+    for (const t of terms) {
+      const { messages, recipients, kinds } = textsOf(t);
+      const branches = [...messages.map(([c, v]) => plans.get(messageKey(c, v))!), ...recipients.map((v) => plans.get(recipientKey(v))!)];
+      if (branches.length === 0 || branches.some((b) => !b.narrowing)) continue;
+      const found = new Set<string>();
+      for (const [columns, value] of messages) {
+        const plan = plans.get(messageKey(columns, value))!;
+        let q = ctx.db.selectFrom('messages').select('messages.id').where('messages.server_id', '=', server.id).where(sql<SqlBool>`(${plan.narrowing!} and ${plan.check})`);
+        if (server.sandbox) q = q.where(sql<SqlBool>`messages.sandbox = ${sql.lit(1)}`);
+        for (const r of await q.limit(MAX_IDS + 1).execute()) found.add(r.id);
+      }
+      for (const value of recipients) {
+        const plan = plans.get(recipientKey(value))!;
+        const k = kinds ?? ['To', 'Cc', 'Bcc'];
+        const { rows } = await sql<{ message_id: string }>`select r.message_id from message_recipients r where ${plan.narrowing!} and r.server_id = ${server.id} and r.kind in (${sql.join(k)}) and ${plan.check} limit ${MAX_IDS + 1}`.execute(ctx.db);
+        for (const r of rows) found.add(r.message_id);
+      }
+      if (found.size <= MAX_IDS) ids.set(t, [...found]);
+    }
+  }
+  return { plans, ids };
 }
 
 /** A condition and whether an index's few candidates answer it whole (so that it may drive the query). */
@@ -118,6 +151,8 @@ export function tagged(ctx: Pick<AppContext, 'database'>, tag: string): RawBuild
 }
 
 function condition(ctx: Ctx, server: MailpitServer, t: Term, p: PlannedTerms | undefined): Cond {
+  const ids = p?.ids.get(t);
+  if (ids) return { sql: ids.length ? sql<SqlBool>`messages.id in (${sql.join(ids)})` : sql<SqlBool>`1 = 0`, narrowed: true };
   const serverId = server.id;
   if (t.kind === 'date') return plain(t.bound === 'after' ? sql<SqlBool>`messages.received_at >= ${t.at}` : sql<SqlBool>`messages.received_at <= ${t.at}`);
   if (t.kind === 'flag') {

@@ -8,7 +8,7 @@ import type { Database } from './schema.js';
 import { containsInsensitive, tagEquals } from './util.js';
 import { jsonFieldEquals } from './json-fields.js';
 import { filtersMessagesByIdList, readsRowsSkippedByOffset } from './planner.js';
-import { rareTrigramQuery } from './text-index.js';
+import { rareTrigramQuery, rarestTrigrams, wordTrigramsOf } from './text-index.js';
 import { FOLDED_CONTAINS } from './text-functions.js';
 import { runTimeLimited, type TimeLimitOptions } from './time-limit.js';
 
@@ -136,11 +136,28 @@ function postgresDialect(): SqlDialect {
     filtersMessagesByIdList: filtersMessagesByIdList(d),
     messageContains: (columns, value) => anyOf(columns.map((c) => ilike(sql.ref(`messages.${c}`), value))),
     recipientContains: (alias, columns, value) => anyOf(columns.map((c) => ilike(sql.ref(`${alias}.${c}`), value))),
-    // The GIN indexes serve ILIKE themselves (and recheck the rows): nothing to choose beforehand.
-    textPlan: async (_db, target, value) => ({
-      narrowing: null,
-      check: anyOf(target.columns.map((c) => ilike(sql.ref(target.table === 'messages' ? `messages.${c}` : `${target.alias}.${c}`), value))),
-    }),
+    async textPlan(db, target, value) {
+      // GIN serves an ILIKE by reading the posting list of every trigram of the pattern, in every day
+      // partition: a term's common trigrams cost as much as the whole column. So the GIN is asked for the
+      // rarest word trigrams only (text-index.ts), each as its own ILIKE '%abc%', and the term's ILIKE is
+      // written so that no index serves it ((col || '')): it checks the candidates, or, for a term with no
+      // rare trigram, the rows read in time order.
+      const alias = target.table === 'messages' ? 'messages' : target.alias;
+      const table = target.table === 'messages' ? 'messages' : 'message_recipients';
+      const ref = (c: string) => sql.ref(`${alias}.${c}`);
+      const check = anyOf(target.columns.map((c) => sql<SqlBool>`(${ref(c)} is not null and ${containsInsensitive(d, sql`(${ref(c)} || '')`, value)})`));
+      const sandboxOnly = target.table === 'messages' && target.columns.some((c) => c !== 'subject');
+      if (sandboxOnly && !target.indexed) return { narrowing: null, check };
+      const has = (col: (c: string) => Expression<any>, t: string) => anyOf(target.columns.map((c) => sql<SqlBool>`(${col(c)} is not null and ${containsInsensitive(d, col(c), t)})`));
+      const count = async (t: string, cap: number) => {
+        const where = sandboxOnly ? sql`sandbox = 1 and ${has((c) => sql.ref(c), t)}` : has((c) => sql.ref(c), t);
+        const { rows } = await sql<{ n: string }>`select count(*) as n from (select 1 from ${sql.table(table)} where ${where} limit ${sql.lit(cap)}) as probe`.execute(db);
+        return Number(rows[0]?.n ?? 0);
+      };
+      const chosen = await rarestTrigrams(wordTrigramsOf(value), count);
+      if (chosen === null) return { narrowing: null, check };
+      return { narrowing: sql<SqlBool>`(${sql.join(chosen.map((t) => has(ref, t)), sql` and `)})`, check };
+    },
     unindexed: (column) => sql`${column}`,
     timeLimited: (db, options, run) => runTimeLimited(d, db, options, run),
   };

@@ -48,24 +48,40 @@ async function rowsUpTo(db: Kysely<Database>, table: string, match: string, cap:
   return Number(rows[0]?.n ?? 0);
 }
 
-async function counted(db: Kysely<Database>, table: string, columns: string[], tris: string[], cap: number): Promise<Array<{ t: string; n: number }>> {
+/** How many rows have a trigram, counted up to a cap. */
+export type TrigramCount = (trigram: string, cap: number) => Promise<number>;
+
+async function ranked(tris: string[], count: TrigramCount, cap: number): Promise<Array<{ t: string; n: number }>> {
   const out: Array<{ t: string; n: number }> = [];
-  for (const t of tris) out.push({ t, n: await rowsUpTo(db, table, restrict(columns, token(t)), cap) });
+  for (const t of tris) out.push({ t, n: await count(t, cap) });
   return out.sort((a, b) => a.n - b.n);
 }
 
 /**
- * The FTS5 query (columns restricted) of the rarest trigrams of `value`, or null when every trigram is in
- * CAP_LARGE rows or more: reading the rows in order and checking them finds such a term sooner.
- * An empty trigram (no row has it) answers at once: the query then matches nothing.
+ * The rarest of these trigrams (at most MAX_CHOSEN), or null when every one is in CAP_LARGE rows or more:
+ * reading the rows in order and checking them finds such a term sooner. A trigram no row has comes first,
+ * and the query then matches nothing at once.
  */
-export async function rareTrigramQuery(db: Kysely<Database>, table: string, columns: string[], value: string): Promise<string | null> {
-  const tris = trigramsOf(value);
+export async function rarestTrigrams(tris: string[], count: TrigramCount): Promise<string[] | null> {
   if (tris.length === 0) return null;
-  let ranked = await counted(db, table, columns, tris, CAP_SMALL);
-  if (ranked[0]!.n >= CAP_SMALL) ranked = await counted(db, table, columns, tris, CAP_LARGE);
-  const cap = ranked[0]!.n >= CAP_SMALL ? CAP_LARGE : CAP_SMALL;
-  const chosen = ranked.filter((r) => r.n < cap).slice(0, MAX_CHOSEN);
-  if (chosen.length === 0) return null;
-  return restrict(columns, `(${chosen.map((r) => token(r.t)).join(' AND ')})`);
+  let r = await ranked(tris, count, CAP_SMALL);
+  if (r[0]!.n >= CAP_SMALL) r = await ranked(tris, count, CAP_LARGE);
+  const cap = r[0]!.n >= CAP_SMALL ? CAP_LARGE : CAP_SMALL;
+  const chosen = r.filter((x) => x.n < cap).slice(0, MAX_CHOSEN);
+  return chosen.length === 0 ? null : chosen.map((x) => x.t);
+}
+
+/** SQLite: the FTS5 query (columns restricted) of the rarest trigrams of `value`, or null (rarestTrigrams). */
+export async function rareTrigramQuery(db: Kysely<Database>, table: string, columns: string[], value: string): Promise<string | null> {
+  const chosen = await rarestTrigrams(trigramsOf(value), (t, cap) => rowsUpTo(db, table, restrict(columns, token(t)), cap));
+  return chosen === null ? null : restrict(columns, `(${chosen.map(token).join(' AND ')})`);
+}
+
+/**
+ * PostgreSQL: the trigrams pg_trgm can look up for a LIKE pattern of them (it indexes the trigrams of words:
+ * letters and digits; a pattern with another character may have none, and GIN would then read the whole
+ * index).
+ */
+export function wordTrigramsOf(value: string): string[] {
+  return trigramsOf(value).filter((t) => /^[\p{L}\p{N}]{3}$/u.test(t));
 }
