@@ -8,7 +8,7 @@ import type { Database } from './schema.js';
 import { containsInsensitive, tagEquals } from './util.js';
 import { jsonFieldEquals } from './json-fields.js';
 import { filtersMessagesByIdList, readsRowsSkippedByOffset } from './planner.js';
-import { rareTrigramQuery, rarestTrigrams, wordTrigramsOf } from './text-index.js';
+import { rareTrigramQuery, rarestTrigrams, samplePartition, wordTrigramsOf } from './text-index.js';
 import { FOLDED_CONTAINS } from './text-functions.js';
 import { runTimeLimited, type TimeLimitOptions } from './time-limit.js';
 
@@ -149,9 +149,12 @@ function postgresDialect(): SqlDialect {
       const sandboxOnly = target.table === 'messages' && target.columns.some((c) => c !== 'subject');
       if (sandboxOnly && !target.indexed) return { narrowing: null, check };
       const has = (col: (c: string) => Expression<any>, t: string) => anyOf(target.columns.map((c) => sql<SqlBool>`(${col(c)} is not null and ${containsInsensitive(d, col(c), t)})`));
+      // Counted in one day's partition (text-index.ts, samplePartition): the caps then tell the trigrams rare
+      // within a day, which the whole table's query, planned once, narrows by.
+      const probed = (await samplePartition(db, table, Date.now())) ?? table;
       const count = async (t: string, cap: number) => {
         const where = sandboxOnly ? sql`sandbox = 1 and ${has((c) => sql.ref(c), t)}` : has((c) => sql.ref(c), t);
-        const { rows } = await sql<{ n: string }>`select count(*) as n from (select 1 from ${sql.table(table)} where ${where} limit ${sql.lit(cap)}) as probe`.execute(db);
+        const { rows } = await sql<{ n: string }>`select count(*) as n from (select 1 from ${sql.table(probed)} where ${where} limit ${sql.lit(cap)}) as probe`.execute(db);
         return Number(rows[0]?.n ?? 0);
       };
       const chosen = await rarestTrigrams(wordTrigramsOf(value), count);
