@@ -4,6 +4,9 @@
 // stack (GET /messages/outbound/{id}/details).
 //   npm run bench:volume                         (BENCH_VOLUMES=1000000,10000000 BENCH_DB=sqlite,postgres BENCH_RUNS=30)
 //   BENCH_VOLUMES=1000000 npm run bench:volume   run it as `flock /tmp/bench.lock npm run bench:volume` on a shared machine
+//   BENCH_KEEP=1 keeps the loaded database (a file under the temp folder, a schema bench_volume_<N>) and the
+//   next run with BENCH_KEEP=1 reuses it, migrated to the latest migration first (which times a new index's
+//   backfill at volume). Remove it by hand: the folder mailroom-bench-volume-kept, the schema.
 // The data is bench/search's (search-data.ts, loaded by the database in batches of 1M: 95% of it in the
 // measured server, which is a Sandbox server here, so that its messages are also Mailpit's inbox; 50 tags,
 // a To each among 100,000 addresses, every fourth a Cc, metadata customer c0..c999), a third of it read.
@@ -15,7 +18,14 @@ import { searchMessages } from '../src/domain/messages/search.js';
 import { inboxCounts } from '../src/domain/mailpit/inbox.js';
 import { buildApp } from '../src/http/app.js';
 import { createPartitionsBetween } from '../src/infra/db/partitions.js';
-import { type BenchDialect, benchDialects, openSearchBench } from './bench-db.js';
+import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { createContext, type AppContext } from '../src/context.js';
+import { migrateToLatest } from '../src/infra/db/migrate.js';
+import { BENCH_PG_URL, type BenchDialect, benchDialects, openSearchBench } from './bench-db.js';
 import { benchMessageId, loadSql, STEP, T0 } from './search-data.js';
 
 const VOLUMES = (process.env.BENCH_VOLUMES ?? '1000000,10000000').split(',').map(Number);
@@ -72,22 +82,96 @@ const line = (name: string, r: { t: number[]; limited: number; runs: number }, p
   );
 const loadNow = () => execSync('uptime').toString().trim().replace(/^.*load average/, 'load average');
 
+interface Opened {
+  ctx: AppContext;
+  serverId: number;
+  otherId: number;
+  /** Seconds the load took, or null: a kept database was reused (and migrated in `migrated` seconds). */
+  loaded: number | null;
+  migrated: number;
+  close(): Promise<void>;
+}
+
+/** A kept database of an earlier BENCH_KEEP run, migrated to the latest; null when there is none. */
+async function reuseKept(dialect: BenchDialect, N: number): Promise<Opened | null> {
+  const dir = join(tmpdir(), 'mailroom-bench-volume-kept');
+  mkdirSync(dir, { recursive: true });
+  const url = dialect === 'sqlite' ? join(dir, `volume-${N}.db`) : BENCH_PG_URL;
+  const schema = `bench_volume_${N}`;
+  let exists = false;
+  if (dialect === 'sqlite') exists = existsSync(url);
+  else {
+    const c = new pg.Client({ connectionString: BENCH_PG_URL });
+    await c.connect();
+    exists = (await c.query(`select 1 from pg_namespace where nspname = $1`, [schema])).rowCount === 1;
+    if (!exists) await c.query(`create schema ${schema}`);
+    await c.end();
+  }
+  const config = loadConfig({ MAILROOM_DATABASE_URL: url, MAILROOM_LOG_LEVEL: 'silent', MAILROOM_SERVER_TOKEN: TOKEN });
+  const ctx = createContext(config, { dbOptions: dialect === 'postgres' ? { schema, poolSize: 10 } : {}, secretKey: 'bench-secret-key-bench-secret-key-0123456789' });
+  if (!exists) {
+    await ctx.close();
+    return null;
+  }
+  const t = Date.now();
+  await migrateToLatest(ctx.database);
+  const migrated = (Date.now() - t) / 1000;
+  const [a, b] = await ctx.db.selectFrom('servers').select('id').orderBy('id').execute();
+  return { ctx, serverId: a!.id, otherId: b!.id, loaded: null, migrated, close: () => ctx.close() };
+}
+
+async function open(dialect: BenchDialect, N: number): Promise<Opened> {
+  const keep = process.env.BENCH_KEEP === '1';
+  if (keep) {
+    const kept = await reuseKept(dialect, N);
+    if (kept) return kept;
+  }
+  let ctx: AppContext;
+  let serverId: number;
+  let otherId: number;
+  let close: () => Promise<void>;
+  if (keep) {
+    // reuseKept made the (empty) schema; the same opening, then the bench's servers as openSearchBench makes them.
+    const dir = join(tmpdir(), 'mailroom-bench-volume-kept');
+    const url = dialect === 'sqlite' ? join(dir, `volume-${N}.db`) : BENCH_PG_URL;
+    const config = loadConfig({ MAILROOM_DATABASE_URL: url, MAILROOM_LOG_LEVEL: 'silent', MAILROOM_SERVER_TOKEN: TOKEN });
+    ctx = createContext(config, { dbOptions: dialect === 'postgres' ? { schema: `bench_volume_${N}`, poolSize: 10 } : {}, secretKey: 'bench-secret-key-bench-secret-key-0123456789' });
+    await migrateToLatest(ctx.database);
+    const { bootstrap } = await import('../src/domain/accounts/bootstrap.js');
+    await bootstrap(ctx.database, config, Date.now());
+    const [server] = await ctx.db.selectFrom('servers').select(['id', 'account_id']).orderBy('id').execute();
+    const other = await ctx.db.insertInto('servers').values({ account_id: server!.account_id, name: 'Other', created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
+    serverId = server!.id;
+    otherId = other.id;
+    const c = ctx;
+    close = () => c.close();
+  } else {
+    const b = await openSearchBench(dialect, 'volume', 10, TOKEN);
+    ({ ctx, serverId, otherId } = b);
+    close = async () => {
+      await b.ctx.close();
+      await b.database.drop();
+    };
+  }
+  await ctx.db.updateTable('servers').set({ delivery_type: 'Sandbox' }).where('id', '=', serverId).execute();
+  const t = Date.now();
+  await createPartitionsBetween(ctx.db, T0, T0 + N * STEP);
+  // In batches of a million: one transaction per statement, as a fill over time would be.
+  for (let from = 1; from <= N; from += BATCH) {
+    for (const q of loadSql(ctx, serverId, otherId, Math.min(N, from + BATCH - 1), { sandboxA: true, from })) await q.execute(ctx.db);
+  }
+  const loaded = (Date.now() - t) / 1000;
+  await sql`insert into mailpit_state (message_id, server_id, read) select id, server_id, 1 from messages where server_id = ${serverId} and received_at % ${sql.lit(3 * STEP)} = 0`.execute(ctx.db);
+  if (dialect === 'postgres') await sql`vacuum analyze messages, message_recipients, mailpit_state`.execute(ctx.db);
+  return { ctx, serverId, otherId, loaded, migrated: 0, close };
+}
+
 async function run(dialect: BenchDialect, N: number): Promise<void> {
-  const { database, ctx, serverId, otherId } = await openSearchBench(dialect, 'volume', 10, TOKEN);
-  const other = { id: otherId };
+  const { ctx, serverId, loaded, migrated, close } = await open(dialect, N);
   try {
     const server = { id: serverId };
-    await ctx.db.updateTable('servers').set({ delivery_type: 'Sandbox' }).where('id', '=', server!.id).execute();
-    const t = Date.now();
-    await createPartitionsBetween(ctx.db, T0, T0 + N * STEP);
-    // In batches of a million: one transaction per statement, as a fill over time would be.
-    for (let from = 1; from <= N; from += BATCH) {
-      for (const q of loadSql(ctx, server!.id, other.id, Math.min(N, from + BATCH - 1), { sandboxA: true, from })) await q.execute(ctx.db);
-    }
-    const loaded = (Date.now() - t) / 1000;
-    await sql`insert into mailpit_state (message_id, server_id, read) select id, server_id, 1 from messages where server_id = ${server!.id} and received_at % ${sql.lit(3 * STEP)} = 0`.execute(ctx.db);
-    if (dialect === 'postgres') await sql`vacuum analyze messages, message_recipients, mailpit_state`.execute(ctx.db);
-    console.log(`\n### ${dialect}, ${N.toLocaleString('en')} messages (loaded with their index entries in ${loaded.toFixed(0)} s; ${loadNow()})\n`);
+    const how = loaded === null ? `a kept database, migrated in ${migrated.toFixed(0)} s` : `loaded with their index entries in ${loaded.toFixed(0)} s`;
+    console.log(`\n### ${dialect}, ${N.toLocaleString('en')} messages (${how}; ${loadNow()})\n`);
     console.log('| request | p50 / p95 ms | p95 / primary-key ceiling | |');
     console.log('|---|---|---|---|');
 
@@ -121,8 +205,7 @@ async function run(dialect: BenchDialect, N: number): Promise<void> {
     await bare.close();
     console.log(`\n(${loadNow()})`);
   } finally {
-    await ctx.close();
-    await database.drop();
+    await close();
   }
 }
 

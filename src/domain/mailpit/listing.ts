@@ -7,7 +7,7 @@ import type { AppContext } from '../app-context.js';
 import { deleteMessagesCascading } from '../../infra/db/partitions-cascade.js';
 import { cancelJobsOfMessages } from '../../infra/jobs/cancel.js';
 import { limitedRead } from '../read-limit.js';
-import { needsState, scope, type MailpitServer } from './filters.js';
+import { needsState, planTerms, scope, type MailpitServer } from './filters.js';
 import type { Term } from './query.js';
 import { allTags } from './tags.js';
 import { listItem, loadMessages } from './view.js';
@@ -63,8 +63,9 @@ async function page(ctx: AppContext, server: MailpitServer, q: Ordered, p: Pagin
 export async function listMessages(ctx: AppContext, server: MailpitServer, p: Paging, terms: Term[] | null = null) {
   const searching = terms !== null || p.before !== undefined;
   return limitedRead(ctx, p.signal, async (ctx) => {
+    const planned = terms?.length ? await planTerms(ctx, server, terms) : undefined;
     const all = counted(ctx, scope(ctx, server), false);
-    const found = searching ? scope(ctx, server, terms ?? [], p.before) : null;
+    const found = searching ? scope(ctx, server, terms ?? [], p.before, planned) : null;
     const [inbox, matched, tags, messages] = await Promise.all([
       all,
       found ? counted(ctx, found, needsState(terms ?? [])) : all,
@@ -86,7 +87,7 @@ export async function listMessages(ctx: AppContext, server: MailpitServer, p: Pa
 
 /** The newest message's id (Mailpit's `latest`), of a search when terms are given. */
 export async function latestId(ctx: AppContext, server: MailpitServer, terms: Term[] = [], signal?: AbortSignal): Promise<string | null> {
-  const r = await limitedRead(ctx, signal, (ctx) => scope(ctx, server, terms).select('messages.id').orderBy('messages.received_at', 'desc').orderBy('messages.id', 'desc').limit(1).executeTakeFirst());
+  const r = await limitedRead(ctx, signal, async (ctx) => scope(ctx, server, terms, undefined, terms.length ? await planTerms(ctx, server, terms) : undefined).select('messages.id').orderBy('messages.received_at', 'desc').orderBy('messages.id', 'desc').limit(1).executeTakeFirst());
   return (r as { id: string } | undefined)?.id ?? null;
 }
 

@@ -4,6 +4,7 @@
 // message id, so a rare recipient never walks the whole stream. On PostgreSQL, recipient and message filters
 // together read the recipient's ids first instead (search-recipient-first.ts: the day partitions).
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { TextPlan } from '../../infra/db/sql-dialect.js';
 import type { AppContext } from '../app-context.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { limitedRead } from '../read-limit.js';
@@ -57,6 +58,8 @@ interface Plan {
   recipientSide: boolean;
   /** Filters only the messages table can answer. */
   messageSide: boolean;
+  /** The subject filter's text plan (SqlDialect.textPlan), looked up before the query is built. */
+  subject?: TextPlan;
 }
 
 function plan(q: MessageSearch): Plan {
@@ -97,7 +100,11 @@ function filtered(ctx: AppContext, serverId: number, q: MessageSearch, p: Plan):
   } else {
     qb = ctx.db.selectFrom('messages') as unknown as Query;
   }
-  qb = qb.where('messages.server_id', '=', serverId).where('messages.stream_id', '=', p.stream);
+  // A subject answered from the trigram index's few candidates drives the query: the server's indexes are then
+  // not offered to the planner, which would otherwise walk the stream in time order checking each subject.
+  const driven = Boolean(p.subject?.narrowing);
+  const server = driven ? ctx.database.sql.unindexed(sql.ref('messages.server_id')) : sql.ref('messages.server_id');
+  qb = qb.where(server, '=', serverId).where('messages.stream_id', '=', p.stream);
   if (p.from !== null) qb = qb.where('messages.received_at', '>=', p.from);
   if (p.to !== null) qb = qb.where('messages.received_at', '<=', p.to);
   for (const k of keyset(sql.ref('messages.received_at'), sql.ref('messages.id'), q)) qb = qb.where(k);
@@ -105,8 +112,11 @@ function filtered(ctx: AppContext, serverId: number, q: MessageSearch, p: Plan):
   if (q.tag) qb = qb.where(ctx.database.sql.tagEquals(sql.ref('messages.tag'), q.tag));
   if (p.status === 'queued') qb = qb.where('messages.status', '=', 'Queued');
   if (p.status === 'sent') qb = qb.where('messages.status', '=', 'Sent');
-  // The trigram index of migration 0034 answers a subject of 3 characters or more.
-  if (q.subject) qb = qb.where(ctx.database.sql.messageContains(['subject'], q.subject, true));
+  // The trigram index of migration 0034 answers a subject of 3 characters or more (text-index.ts).
+  if (q.subject) {
+    const s = p.subject;
+    qb = qb.where(s ? (s.narrowing ? sql<SqlBool>`(${s.narrowing} and ${s.check})` : s.check) : ctx.database.sql.messageContains(['subject'], q.subject, true));
+  }
   for (const [key, value] of Object.entries(q.metadata ?? {})) {
     // Metadata is JSON text; no index can serve arbitrary keys, so these narrow what the other filters find.
     qb = qb.where(ctx.database.sql.jsonFieldEquals(sql.ref('messages.metadata'), key, value));
@@ -119,6 +129,7 @@ const ITEM_SELECTION = ITEM_COLUMNS.map((c) => `messages.${c}`);
 /** One page of messages (newest first, id as tie-breaker) and the capped TotalCount. */
 async function findPage(ctx: AppContext, serverId: number, q: MessageSearch): Promise<{ rows: MessageRow[]; total: number }> {
   const p = plan(q);
+  if (q.subject) p.subject = await ctx.database.sql.textPlan(ctx.db, { table: 'messages', columns: ['subject'], indexed: true }, q.subject);
   if (p.recipientSide && !p.messageSide) {
     // Only recipient-side filters: the page is cut from the recipients index itself, which holds
     // (received_at, message_id) in order, and only its messages are read. A recipient with a hundred thousand

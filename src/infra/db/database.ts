@@ -7,6 +7,7 @@ import type PgModule from 'pg';
 import { isPostgresUrl } from './url.js';
 import type { Database } from './schema.js';
 import { createSqlDialect, type SqlDialect } from './sql-dialect.js';
+import { registerTextFunctions } from './text-functions.js';
 import { registerTimeLimitFunction } from './time-limit.js';
 
 import type { Dialect } from './dialect-tag.js';
@@ -117,6 +118,7 @@ export function openDatabase(url: string, options: DbOptions = {}): Db {
   sqlite.pragma('busy_timeout = 10000');
   sqlite.pragma('foreign_keys = ON');
   registerTimeLimitFunction(sqlite);
+  registerTextFunctions(sqlite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', sql: createSqlDialect('sqlite'), readLimitMs: options.readLimitMs ?? READ_LIMIT_MS.sqlite, close: () => db.destroy() };
 }

@@ -8,6 +8,8 @@ import type { Database } from './schema.js';
 import { containsInsensitive, tagEquals } from './util.js';
 import { jsonFieldEquals } from './json-fields.js';
 import { filtersMessagesByIdList, readsRowsSkippedByOffset } from './planner.js';
+import { rareTrigramQuery, rarestTrigrams, samplePartition, wordTrigramsOf } from './text-index.js';
+import { FOLDED_CONTAINS } from './text-functions.js';
 import { runTimeLimited, type TimeLimitOptions } from './time-limit.js';
 
 /** The text columns of a message that migration 0034 indexes for substring search (Sandbox messages). */
@@ -22,6 +24,23 @@ export type RecipientTextColumn = 'email' | 'name';
  */
 export const TRIGRAM = 3;
 const indexable = (value: string) => [...value].length >= TRIGRAM;
+
+/** What a substring term is matched against: message columns (of the `messages` row) or a recipient's. */
+export type TextTarget =
+  | { table: 'messages'; columns: MessageTextColumn[]; /** a Sandbox message (see messageContains) */ indexed: boolean }
+  | { table: 'recipients'; alias: string; columns: RecipientTextColumn[] };
+
+/**
+ * How a substring term is found, chosen with a look at the index (textPlan). `check` is the match itself,
+ * exact, never NULL. `narrowing`, when set, holds for every row that satisfies `check` and is answered by an
+ * index from few candidates: the row is (`narrowing` and `check`), and the query should be driven by it (no
+ * other index of the table chosen before it, see `unindexed`). null: `check` alone, which the database answers
+ * from its own index where it has one for it, or by reading the rows the other conditions leave.
+ */
+export interface TextPlan {
+  narrowing: RawBuilder<SqlBool> | null;
+  check: RawBuilder<SqlBool>;
+}
 
 export interface SqlDialect {
   /** Case-insensitive substring (`value` escaped: % and _ match literally); read from the column, no index. */
@@ -42,6 +61,13 @@ export interface SqlDialect {
   messageContains(columns: MessageTextColumn[], value: string, indexed: boolean): RawBuilder<SqlBool>;
   /** The same for `alias.<column>` of message_recipients (every recipient is indexed). */
   recipientContains(alias: string, columns: RecipientTextColumn[], value: string): RawBuilder<SqlBool>;
+  /**
+   * The plan of a substring term (TextPlan), case-insensitive as `contains`. It may read the index to choose
+   * (SQLite: how common the term's trigrams are, text-index.ts), so it is asked once per term and query.
+   */
+  textPlan(db: Kysely<Database>, target: TextTarget, value: string): Promise<TextPlan>;
+  /** `column` in a condition that must not make the planner choose its index (SQLite's unary +). */
+  unindexed(column: Expression<any>): RawBuilder<any>;
   /**
    * Runs `run` with every statement it makes under a time limit, and stops the statement under way when
    * `signal` aborts (the request that asked went away). Throws TimeLimitExceeded when the limit is hit.
@@ -76,6 +102,22 @@ function sqliteDialect(): SqlDialect {
       if (indexable(value)) return sql<SqlBool>`${sql.ref(`${alias}.id`)} in (select rowid from recipients_text where recipients_text match ${ftsPhrase(columns, value)})`;
       return anyOf(columns.map((c) => containsInsensitive(d, sql.ref(`${alias}.${c}`), value)));
     },
+    async textPlan(db, target, value) {
+      // A term the index serves (3 characters or more) is checked with Unicode case folding, as FTS5 folds
+      // (text-functions.ts), so the candidates are a superset of the check's rows; a shorter one by LIKE,
+      // which folds ASCII letters only, as Mailpit's own search on SQLite does.
+      const folded = (column: Expression<any>) => (indexable(value) ? sql<SqlBool>`${sql.raw(FOLDED_CONTAINS)}(${column}, ${value})` : containsInsensitive(d, column, value));
+      if (target.table === 'messages') {
+        const check = anyOf(target.columns.map((c) => folded(sql`coalesce(${sql.ref(`messages.${c}`)}, '')`)));
+        const served = target.indexed || (target.columns.length === 1 && target.columns[0] === 'subject');
+        const match = served && indexable(value) ? await rareTrigramQuery(db, 'messages_text', target.columns, value) : null;
+        return { check, narrowing: match === null ? null : sql<SqlBool>`messages.rowid in (select rowid from messages_text where messages_text match ${match})` };
+      }
+      const check = anyOf(target.columns.map((c) => folded(sql.ref(`${target.alias}.${c}`))));
+      const match = indexable(value) ? await rareTrigramQuery(db, 'recipients_text', target.columns, value) : null;
+      return { check, narrowing: match === null ? null : sql<SqlBool>`${sql.ref(`${target.alias}.id`)} in (select rowid from recipients_text where recipients_text match ${match})` };
+    },
+    unindexed: (column) => sql`+${column}`,
     timeLimited: (db, options, run) => runTimeLimited(d, db, options, run),
   };
 }
@@ -94,6 +136,32 @@ function postgresDialect(): SqlDialect {
     filtersMessagesByIdList: filtersMessagesByIdList(d),
     messageContains: (columns, value) => anyOf(columns.map((c) => ilike(sql.ref(`messages.${c}`), value))),
     recipientContains: (alias, columns, value) => anyOf(columns.map((c) => ilike(sql.ref(`${alias}.${c}`), value))),
+    async textPlan(db, target, value) {
+      // GIN serves an ILIKE by reading the posting list of every trigram of the pattern, in every day
+      // partition: a term's common trigrams cost as much as the whole column. So the GIN is asked for the
+      // rarest word trigrams only (text-index.ts), each as its own ILIKE '%abc%', and the term's ILIKE is
+      // written so that no index serves it ((col || '')): it checks the candidates, or, for a term with no
+      // rare trigram, the rows read in time order.
+      const alias = target.table === 'messages' ? 'messages' : target.alias;
+      const table = target.table === 'messages' ? 'messages' : 'message_recipients';
+      const ref = (c: string) => sql.ref(`${alias}.${c}`);
+      const check = anyOf(target.columns.map((c) => sql<SqlBool>`(${ref(c)} is not null and ${containsInsensitive(d, sql`(${ref(c)} || '')`, value)})`));
+      const sandboxOnly = target.table === 'messages' && target.columns.some((c) => c !== 'subject');
+      if (sandboxOnly && !target.indexed) return { narrowing: null, check };
+      const has = (col: (c: string) => Expression<any>, t: string) => anyOf(target.columns.map((c) => sql<SqlBool>`(${col(c)} is not null and ${containsInsensitive(d, col(c), t)})`));
+      // Counted in one day's partition (text-index.ts, samplePartition): the caps then tell the trigrams rare
+      // within a day, which the whole table's query, planned once, narrows by.
+      const probed = (await samplePartition(db, table, Date.now())) ?? table;
+      const count = async (t: string, cap: number) => {
+        const where = sandboxOnly ? sql`sandbox = 1 and ${has((c) => sql.ref(c), t)}` : has((c) => sql.ref(c), t);
+        const { rows } = await sql<{ n: string }>`select count(*) as n from (select 1 from ${sql.table(probed)} where ${where} limit ${sql.lit(cap)}) as probe`.execute(db);
+        return Number(rows[0]?.n ?? 0);
+      };
+      const chosen = await rarestTrigrams(wordTrigramsOf(value), count);
+      if (chosen === null) return { narrowing: null, check };
+      return { narrowing: sql<SqlBool>`(${sql.join(chosen.map((t) => has(ref, t)), sql` and `)})`, check };
+    },
+    unindexed: (column) => sql`${column}`,
     timeLimited: (db, options, run) => runTimeLimited(d, db, options, run),
   };
 }

@@ -1,0 +1,107 @@
+// Which trigrams of a substring term the SQLite FTS5 tables of migration 0034 are asked for.
+//
+// A phrase query of every trigram of the term reads the doclist of each of them, and most trigrams of real
+// text are in a large share of the rows ("@ex" of every address at one domain, "Sub" of every subject): the
+// query then costs as much as the most common trigram, whatever the term's own rarity (a second at a million
+// recipients for one address). The few rarest trigrams alone narrow the rows as well, read far less, and
+// any subset of a term's trigrams keeps every row that contains the term, so the caller checks the candidate
+// rows' text itself (LIKE) and the result is exactly that check's. How common each trigram is, is counted up
+// to a cap (a query that stops at the cap): cheap for any trigram, and enough to tell the rare ones.
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import { listPartitionDays, partitionName } from './partitions.js';
+
+/** Trigrams probed at most: spread over a long term, any subset is correct. */
+const MAX_PROBES = 24;
+/** First pass: a trigram under this many rows is rare enough to drive alone. */
+const CAP_SMALL = 256;
+/** Second pass, when no trigram is under CAP_SMALL: a trigram above this is too common to narrow anything. */
+const CAP_LARGE = 16_384;
+/** Trigrams ANDed at most: each more one reads its doclist for less and less narrowing. */
+const MAX_CHOSEN = 3;
+
+/**
+ * The distinct trigrams (code points) of `value`, at most MAX_PROBES of them, spread over it. Not folded here:
+ * FTS5 folds a query's tokens as it folded the text (a JavaScript toLowerCase may change a string's length).
+ */
+export function trigramsOf(value: string): string[] {
+  const chars = [...value];
+  const all: string[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i + 3 <= chars.length; i++) {
+    const t = chars.slice(i, i + 3).join('');
+    if (!seen.has(t)) {
+      seen.add(t);
+      all.push(t);
+    }
+  }
+  if (all.length <= MAX_PROBES) return all;
+  const step = all.length / MAX_PROBES;
+  return Array.from({ length: MAX_PROBES }, (_, k) => all[Math.floor(k * step)]!);
+}
+
+/** One FTS5 token: a string in double quotes, a quote doubled. */
+const token = (t: string) => `"${t.replace(/"/g, '""')}"`;
+const restrict = (columns: string[], expr: string) => `{${columns.join(' ')}} : ${expr}`;
+
+async function rowsUpTo(db: Kysely<Database>, table: string, match: string, cap: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*) as n from (select 1 from ${sql.table(table)} where ${sql.table(table)} match ${match} limit ${sql.lit(cap)})`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** How many rows have a trigram, counted up to a cap. */
+export type TrigramCount = (trigram: string, cap: number) => Promise<number>;
+
+async function ranked(tris: string[], count: TrigramCount, cap: number): Promise<Array<{ t: string; n: number }>> {
+  const out: Array<{ t: string; n: number }> = [];
+  for (const t of tris) out.push({ t, n: await count(t, cap) });
+  return out.sort((a, b) => a.n - b.n);
+}
+
+/**
+ * The rarest of these trigrams (at most MAX_CHOSEN), or null when every one is in CAP_LARGE rows or more:
+ * reading the rows in order and checking them finds such a term sooner. A trigram no row has comes first,
+ * and the query then matches nothing at once.
+ */
+export async function rarestTrigrams(tris: string[], count: TrigramCount): Promise<string[] | null> {
+  if (tris.length === 0) return null;
+  let r = await ranked(tris, count, CAP_SMALL);
+  if (r[0]!.n >= CAP_SMALL) r = await ranked(tris, count, CAP_LARGE);
+  const cap = r[0]!.n >= CAP_SMALL ? CAP_LARGE : CAP_SMALL;
+  const chosen = r.filter((x) => x.n < cap).slice(0, MAX_CHOSEN);
+  return chosen.length === 0 ? null : chosen.map((x) => x.t);
+}
+
+/** SQLite: the FTS5 query (columns restricted) of the rarest trigrams of `value`, or null (rarestTrigrams). */
+export async function rareTrigramQuery(db: Kysely<Database>, table: string, columns: string[], value: string): Promise<string | null> {
+  const chosen = await rarestTrigrams(trigramsOf(value), (t, cap) => rowsUpTo(db, table, restrict(columns, token(t)), cap));
+  return chosen === null ? null : restrict(columns, `(${chosen.map(token).join(' AND ')})`);
+}
+
+/**
+ * PostgreSQL: the trigrams pg_trgm can look up for a LIKE pattern of them (it indexes the trigrams of words:
+ * letters and digits; a pattern with another character may have none, and GIN would then read the whole
+ * index).
+ */
+export function wordTrigramsOf(value: string): string[] {
+  return trigramsOf(value).filter((t) => /^[\p{L}\p{N}]{3}$/u.test(t));
+}
+
+/** Rows a day partition needs to stand as the probes' sample. */
+const SAMPLE_ROWS = 1000;
+
+/**
+ * PostgreSQL: the day partition of `table` that the probes count in, or null (no day partition with rows:
+ * the whole table is counted). A probe over the partitioned table is planned over every partition, which
+ * costs more than running it (40-130 ms against 1-5 ms at a million messages); the newest day with rows
+ * (up to `now`) is a sample of what the term's trigrams are like, planned as one table.
+ */
+export async function samplePartition(db: Kysely<Database>, table: string, now: number): Promise<string | null> {
+  const days = [...((await listPartitionDays(db)).get(table) ?? [])].filter((d) => d <= now).sort((a, b) => b - a);
+  for (const day of days.slice(0, 3)) {
+    const name = partitionName(table, day);
+    const { rows } = await sql<{ n: string }>`select count(*) as n from (select 1 from ${sql.table(name)} limit ${sql.lit(SAMPLE_ROWS)}) as s`.execute(db);
+    if (Number(rows[0]?.n ?? 0) >= SAMPLE_ROWS) return name;
+  }
+  return null;
+}
