@@ -7,7 +7,7 @@ import type { AppContext } from '../app-context.js';
 import type { Cursor } from '../messages/search-query.js';
 import { ITEM_COLUMNS, messageItem, recipientsOf, type MessageRow } from '../messages/view.js';
 import { limitedRead } from '../read-limit.js';
-import { scope, type MailpitServer } from './filters.js';
+import { planTerms, scope, type MailpitServer } from './filters.js';
 import { parseQuery, type Term } from './query.js';
 
 interface ServerLike {
@@ -29,7 +29,9 @@ const before = (c: Cursor) => sql<SqlBool>`(messages.received_at > ${c.at} or (m
 /** A page of the list (the API's message summaries) older than `older`, newest first. */
 export async function inboxPage(ctx: AppContext, server: ServerLike, terms: Term[], older: Cursor | undefined, count: number, signal?: AbortSignal) {
   return limitedRead(ctx, signal, async (ctx) => {
-    let q = scope(ctx, listScopeOf(server), terms);
+    const s = listScopeOf(server);
+    // The rarest trigrams of each text term narrow the search first (filters.ts, planTerms).
+    let q = scope(ctx, s, terms, undefined, terms.length ? await planTerms(ctx, s, terms) : undefined);
     if (older) q = q.where(after(older));
     const ids = (await q.select('messages.id').orderBy('messages.received_at', 'desc').orderBy('messages.id', 'desc').limit(count).execute()).map((r) => (r as { id: string }).id);
     if (ids.length === 0) return [];
@@ -46,9 +48,10 @@ export async function neighbours(ctx: AppContext, server: ServerLike, id: string
     const m = await ctx.db.selectFrom('messages').select(['received_at']).where('id', '=', id).where('server_id', '=', server.id).executeTakeFirst();
     if (!m) return { newer: null, older: null };
     const at: Cursor = { at: m.received_at, id };
+    const planned = terms.length ? await planTerms(ctx, s, terms) : undefined;
     const [n, o] = await Promise.all([
-      scope(ctx, s, terms).where(before(at)).select('messages.id').orderBy('messages.received_at', 'asc').orderBy('messages.id', 'asc').limit(1).executeTakeFirst(),
-      scope(ctx, s, terms).where(after(at)).select('messages.id').orderBy('messages.received_at', 'desc').orderBy('messages.id', 'desc').limit(1).executeTakeFirst(),
+      scope(ctx, s, terms, undefined, planned).where(before(at)).select('messages.id').orderBy('messages.received_at', 'asc').orderBy('messages.id', 'asc').limit(1).executeTakeFirst(),
+      scope(ctx, s, terms, undefined, planned).where(after(at)).select('messages.id').orderBy('messages.received_at', 'desc').orderBy('messages.id', 'desc').limit(1).executeTakeFirst(),
     ]);
     return { newer: (n as { id: string } | undefined)?.id ?? null, older: (o as { id: string } | undefined)?.id ?? null };
   });
