@@ -73,7 +73,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
       },
     },
   });
-  registerJsonParser(app);
+  registerJsonParser(app, ctx.threads);
   // Before any route: each route's body keys are read in any case (body-keys.ts).
   app.addHook('onRoute', addBodyKeyCanonicalizer);
   registerErrorHandling(app);

@@ -7,8 +7,9 @@ import type PgModule from 'pg';
 import { isPostgresUrl } from './url.js';
 import type { Database } from './schema.js';
 import { createSqlDialect, type SqlDialect } from './sql-dialect.js';
-import { registerTextFunctions } from './text-functions.js';
-import { registerTimeLimitFunction } from './time-limit.js';
+import { registerTextFunctions, TEXT_FUNCTIONS } from './text-functions.js';
+import { DEADLINE_FUNCTION, registerTimeLimitFunction } from './time-limit.js';
+import { SqliteReaderPool } from './sqlite-reader-pool.js';
 
 import type { Dialect } from './dialect-tag.js';
 
@@ -24,6 +25,8 @@ export interface Db {
   /** PostgreSQL: the schema everything lives in. */
   schema?: string;
   close(): Promise<void>;
+  /** SQLite in a file: the threads that run searches and lists off the event loop (sqlite-reader-pool.ts). */
+  readers?: SqliteReaderPool;
   /** PostgreSQL: the pool's current counters; SQLite: undefined (one connection, no pool). */
   poolStats?: () => PoolStats;
 }
@@ -37,13 +40,16 @@ export interface DbOptions {
   onPoolWait?: (ms: number) => void;
   /** Milliseconds a search or list may run before it is stopped (default READ_LIMIT_MS). */
   readLimitMs?: number;
+  /** SQLite in a file: reader threads for searches and lists (default THREADS of sqlite-reader-pool.ts; 0:
+   * none, they run on the main connection). */
+  readThreads?: number;
 }
 
 /**
  * A search or list answers in milliseconds from its indexes; one that runs this long is a pattern no index
  * serves, over a large store. The limit is wall time, so a loaded machine reaches it sooner: it is set well
- * above what any indexed read takes. On SQLite the statement holds the event loop meanwhile (better-sqlite3
- * is synchronous), so this is also the longest a hostile search can hold it.
+ * above what any indexed read takes. On SQLite in a file the statement runs on a reader thread; on an
+ * in-memory one it holds the event loop meanwhile (better-sqlite3 is synchronous).
  */
 export const READ_LIMIT_MS = { sqlite: 5_000, postgres: 5_000 } as const;
 
@@ -120,7 +126,13 @@ export function openDatabase(url: string, options: DbOptions = {}): Db {
   registerTimeLimitFunction(sqlite);
   registerTextFunctions(sqlite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', sql: createSqlDialect('sqlite'), readLimitMs: options.readLimitMs ?? READ_LIMIT_MS.sqlite, close: () => db.destroy() };
+  // Threads start on the first read; an in-memory database is this connection's alone.
+  const readers = file === ':memory:' || options.readThreads === 0 ? undefined : new SqliteReaderPool(file, { threads: options.readThreads, deadlineFunction: DEADLINE_FUNCTION, functions: TEXT_FUNCTIONS });
+  const close = async () => {
+    await readers?.close();
+    await db.destroy();
+  };
+  return { db, dialect: 'sqlite', sql: createSqlDialect('sqlite'), readLimitMs: options.readLimitMs ?? READ_LIMIT_MS.sqlite, readers, close };
 }
 
 /**

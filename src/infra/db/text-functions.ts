@@ -13,9 +13,19 @@ export function fold(s: string): string {
   return s.toLowerCase().replace(/ς/g, 'σ');
 }
 
+/**
+ * The function itself, self-contained (it repeats fold's one line) because the reader threads
+ * (sqlite-reader-thread.ts) register it from its source text: searches run there as well as here.
+ */
+export function foldedContains(text: unknown, term: unknown): number {
+  if (typeof text !== 'string' || typeof term !== 'string') return 0;
+  const f = (s: string) => s.toLowerCase().replace(/ς/g, 'σ');
+  return f(text).includes(f(term)) ? 1 : 0;
+}
+
+/** The deterministic SQL functions every SQLite connection that runs searches needs, as name and source. */
+export const TEXT_FUNCTIONS: readonly { name: string; source: string }[] = [{ name: FOLDED_CONTAINS, source: foldedContains.toString() }];
+
 export function registerTextFunctions(db: SQLite.Database): void {
-  db.function(FOLDED_CONTAINS, { deterministic: true }, (text: unknown, term: unknown) => {
-    if (typeof text !== 'string' || typeof term !== 'string') return 0;
-    return fold(text).includes(fold(term)) ? 1 : 0;
-  });
+  db.function(FOLDED_CONTAINS, { deterministic: true }, foldedContains);
 }

@@ -10,6 +10,10 @@
 // function registered on the connection (registerTimeLimitFunction) that throws once the deadline passed: the
 // statement stops at the next row it considers. A single row's own cost is bounded elsewhere: substrings of 3
 // characters or more are answered by the trigram index, shorter ones are linear in the text.
+// A database in a file runs the read on its reader threads (sqlite-reader-pool.ts), each connection with the
+// same function, so the event loop is not held meanwhile, and an abort stops the statement under way (its
+// thread is replaced). An in-memory database cannot be shared with another thread: its reads run on the
+// main connection, and hold the event loop up to the limit.
 import {
   AndNode,
   FunctionNode,
@@ -17,7 +21,7 @@ import {
   ValueNode,
   WhereNode,
   sql,
-  type Kysely,
+  Kysely,
   type KyselyPlugin,
   type PluginTransformQueryArgs,
   type PluginTransformResultArgs,
@@ -28,6 +32,8 @@ import {
 } from 'kysely';
 import type SQLite from 'better-sqlite3';
 import type { Dialect } from './dialect-tag.js';
+import { ReadStopped, type SqliteReaderPool } from './sqlite-reader-pool.js';
+import { SqliteReaderDialect } from './sqlite-reader-dialect.js';
 import type { Database } from './schema.js';
 
 export interface TimeLimitOptions {
@@ -35,6 +41,8 @@ export interface TimeLimitOptions {
   limitMs: number;
   /** Aborted when the request that asked went away. */
   signal?: AbortSignal;
+  /** SQLite in a file: the reader threads that run the read (database.ts builds them). */
+  readers?: SqliteReaderPool;
 }
 
 /** A statement ran past its time limit and was stopped. */
@@ -53,7 +61,8 @@ export class ReadAborted extends Error {
   }
 }
 
-const FUNCTION = 'mailroom_within_limit';
+export const DEADLINE_FUNCTION = 'mailroom_within_limit';
+const FUNCTION = DEADLINE_FUNCTION;
 
 /** Registers the deadline check on a SQLite connection (openDatabase). */
 export function registerTimeLimitFunction(db: SQLite.Database): void {
@@ -122,10 +131,14 @@ async function postgresLimited<T>(db: Kysely<Database>, o: TimeLimitOptions, run
 
 async function sqliteLimited<T>(db: Kysely<Database>, o: TimeLimitOptions, run: (db: Kysely<Database>) => Promise<T>): Promise<T> {
   if (o.signal?.aborted) throw new ReadAborted();
+  const deadline = Date.now() + o.limitMs;
+  // A read inside a transaction must see that transaction's writes: it stays on its connection.
+  const threaded = o.readers && !db.isTransaction ? new Kysely<Database>({ dialect: new SqliteReaderDialect(o.readers, { deadline, signal: o.signal }) }) : db;
   try {
-    return await run(db.withPlugin(new DeadlinePlugin(Date.now() + o.limitMs)));
+    return await run(threaded.withPlugin(new DeadlinePlugin(deadline)));
   } catch (err) {
     if (err instanceof TimeLimitExceeded) throw new TimeLimitExceeded(o.limitMs);
+    if (err instanceof ReadStopped) throw err.reason === 'deadline' ? new TimeLimitExceeded(o.limitMs) : new ReadAborted();
     throw err;
   }
 }
