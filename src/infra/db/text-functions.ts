@@ -14,13 +14,13 @@ export function fold(s: string): string {
 }
 
 /**
- * The function itself, self-contained (it repeats fold's one line) because the reader threads
- * (sqlite-reader-thread.ts) register it from its source text: searches run there as well as here.
+ * The function itself, self-contained (fold's one line, written out twice) because the reader threads
+ * (sqlite-reader-thread.ts) register it from its source text: searches run there as well as here. No inner
+ * function either: a transpiler may wrap those in helpers the thread does not have.
  */
 export function foldedContains(text: unknown, term: unknown): number {
   if (typeof text !== 'string' || typeof term !== 'string') return 0;
-  const f = (s: string) => s.toLowerCase().replace(/ς/g, 'σ');
-  return f(text).includes(f(term)) ? 1 : 0;
+  return text.toLowerCase().replace(/ς/g, 'σ').includes(term.toLowerCase().replace(/ς/g, 'σ')) ? 1 : 0;
 }
 
 /** The deterministic SQL functions every SQLite connection that runs searches needs, as name and source. */
