@@ -3,9 +3,9 @@
 // and every parser thread it starts paid tsx's loader hooks for each of the ~800 modules it loads: about
 // 2 s of CPU a process, more than most test files take to run (bench/README.md, "CI time").
 //
-// The copy is a mirror of the checkout in a temporary folder: each .ts file of src/ and test/ is there as the
-// .js that tsx would run (the same esbuild transform, taken from tsx's own dependency), beside a link to the
-// .ts itself; every other file and folder is a link to the original. So a test finds its fixtures, the README
+// The copy is a mirror of the checkout in a temporary folder: each .ts file of src/, test/, scripts/ and
+// bench/ is there as the .js that tsx would run (the same esbuild transform, taken from tsx's own
+// dependency), beside a link to the .ts itself; every other file and folder is a link to the original. So a test finds its fixtures, the README
 // and the scripts by the same relative paths, a child process started as `node --import tsx src/cli.ts`
 // still runs the sources, and src/infra/threads sees .js modules and starts its threads without tsx.
 import { createRequire } from 'node:module';
@@ -13,7 +13,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
-const TRANSPILED = ['src', 'test'];
+// Folders whose .ts files a test may import.
+const TRANSPILED = ['src', 'test', 'scripts', 'bench'];
 
 /** Files to transpile under `dir` (of the checkout), mirrored into `out` with links for the rest. */
 function mirror(root, out, dir, sources) {
