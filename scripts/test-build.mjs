@@ -5,11 +5,12 @@
 //
 // The copy is a mirror of the checkout in a temporary folder: each .ts file of src/, test/, scripts/ and
 // bench/ is there as the .js that tsx would run (the same esbuild transform, taken from tsx's own
-// dependency), beside a link to the .ts itself; every other file and folder is a link to the original. So a test finds its fixtures, the README
-// and the scripts by the same relative paths, a child process started as `node --import tsx src/cli.ts`
-// still runs the sources, and src/infra/threads sees .js modules and starts its threads without tsx.
+// dependency), beside a link to the .ts itself; every other file and folder is a link to the original. So a
+// test finds its fixtures, the README and the scripts by the same relative paths, a child process started as
+// `node --import tsx src/cli.ts` still runs the sources, and src/infra/threads sees .js modules and starts
+// its threads without tsx.
 import { createRequire } from 'node:module';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -32,6 +33,8 @@ function mirror(root, out, dir, sources) {
 /** Builds the mirror; returns its folder and a function that removes it. */
 export async function buildTests(root) {
   const out = mkdtempSync(join(tmpdir(), 'mailroom-test-build-'));
+  /** The transpiled copy of a .ts file of the checkout. */
+  const file = (f) => join(out, relative(root, f)).replace(/\.ts$/, '.js');
   try {
     for (const e of readdirSync(root, { withFileTypes: true })) {
       if (TRANSPILED.includes(e.name) || e.name === '.git') continue;
@@ -54,9 +57,15 @@ export async function buildTests(root) {
       logLevel: 'silent',
     });
     if (r.errors.length) throw new Error(r.errors.map((e) => e.text).join('\n'));
+    // Each .js keeps its source's times, so that a test asking whether dist/ is older than src/ (first-send)
+    // still compares against the sources.
+    for (const f of sources) {
+      const st = statSync(f);
+      utimesSync(file(f), st.atime, st.mtime);
+    }
   } catch (err) {
     rmSync(out, { recursive: true, force: true });
     throw err;
   }
-  return { dir: out, file: (f) => join(out, relative(root, f)).replace(/\.ts$/, '.js'), remove: () => rmSync(out, { recursive: true, force: true }) };
+  return { dir: out, file, remove: () => rmSync(out, { recursive: true, force: true }) };
 }
