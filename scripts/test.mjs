@@ -22,6 +22,7 @@
 //   npm test -- test/http                      only files under that path (file or folder), every tier
 //   MAILROOM_TEST_DB=sqlite npm test           only one database (for the integration and slow tiers)
 //   MAILROOM_TEST_CONCURRENCY=2 npm test       files run at once (default 4; the perf tier always 1)
+//   MAILROOM_TEST_TSX=1 npm test               under tsx, not from the transpiled copy (scripts/test-build.mjs)
 // PostgreSQL: MAILROOM_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/test). When it cannot be
 // reached the PostgreSQL runs are skipped with a loud message, never silently, and their files are counted
 // as skipped; under CI=true that fails.
@@ -32,6 +33,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import pg from 'pg';
+import { buildTests } from './test-build.mjs';
 
 const TIERS = ['unit', 'integration', 'compat', 'slow', 'perf'];
 const root = new URL('..', import.meta.url).pathname;
@@ -145,13 +147,15 @@ function runFiles(files, dialect, concurrency, timing) {
   const r = spawnSync(
     process.execPath,
     [
-      '--import', 'tsx',
+      // The tests run from a transpiled mirror of the checkout (test-build.mjs), or under tsx when
+      // MAILROOM_TEST_TSX=1 (for comparing the two: bench/README.md, "CI time").
+      ...(build ? ['--enable-source-maps'] : ['--import', 'tsx']),
       '--test',
       `--test-concurrency=${concurrency}`,
       ...(timing ? ['--test-name-pattern=\\(timed\\)$'] : []),
       '--test-reporter=spec', '--test-reporter-destination=stdout',
       '--test-reporter=tap', `--test-reporter-destination=${tap}`,
-      ...files,
+      ...(build ? files.map(build.file) : files),
     ],
     { stdio: 'inherit', cwd: root, env: { ...process.env, MAILROOM_TEST_DB: dialect, ...(timing ? { MAILROOM_TEST_TIMING: '1' } : {}) } },
   );
@@ -200,6 +204,8 @@ function runsOf(tier, tierFiles) {
   ];
 }
 
+const build = process.env.MAILROOM_TEST_TSX === '1' ? null : await buildTests(root);
+if (build) process.on('exit', build.remove);
 const concurrency = Number(process.env.MAILROOM_TEST_CONCURRENCY ?? 4);
 for (const tier of tiers) {
   const tierFiles = byTier.get(tier);

@@ -2,7 +2,10 @@
 // process. Declared here, below its users, and built by the composition root (src/context.ts, createContext),
 // so that nothing below the root imports the root (docs/architecture.md, "Layers"). Each part is typed by
 // what infra/ or an area declares; a module that needs only a few parts may ask for
-// `Pick<AppContext, 'db' | 'clock'>`.
+// `Pick<AppContext, 'db' | 'clock'>`. A part whose type belongs to an area is added to this interface by that
+// area (TypeScript's declaration merging, as Fastify's decorators are typed), so that this file, which every
+// area imports, imports none of them: `sendBatcher` by accepting/send-unit.ts, `smtpPool` by
+// delivery/smtp-pool.ts.
 import type { Resolver } from 'node:dns/promises';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../infra/clock.js';
@@ -15,8 +18,6 @@ import type { Scheduler } from '../infra/jobs/scheduler.js';
 import type { Logger } from '../infra/logger.js';
 import type { Metrics } from '../infra/metrics.js';
 import type { ThreadPool } from '../infra/threads/pool.js';
-import type { SendQueue } from './accepting/send-unit.js';
-import type { SmtpPool } from './delivery/smtp-pool.js';
 
 export interface AppContext {
   config: Config;
@@ -33,10 +34,6 @@ export interface AppContext {
   scheduler: Scheduler;
   /** Prometheus metrics of this process (GET /metrics). */
   metrics: Metrics;
-  /** The group commit of every send request (POST /email and the other send routes): accepting/send-batcher.ts. */
-  sendBatcher: SendQueue;
-  /** Pooled SMTP sessions, shared by the delivery worker and system mail. */
-  smtpPool: SmtpPool;
   /** Worker threads that parse and authenticate SMTP mail and inline templates' CSS off the event loop (infra/threads/pool.ts). */
   threads: ThreadPool;
   /** Ports the listeners bound (set when they start; useful when configured with port 0). */

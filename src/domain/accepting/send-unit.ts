@@ -26,3 +26,11 @@ export interface SendQueue {
   /** Messages submitted and not yet answered: queued or being written (MAILROOM_SEND_QUEUE_LIMIT caps them). */
   readonly waiting: number;
 }
+
+// A part of the process's context, declared by this area (domain/app-context.ts says why).
+declare module '../app-context.js' {
+  interface AppContext {
+    /** The group commit of every send request (POST /email and the other send routes): send-batcher.ts. */
+    sendBatcher: SendQueue;
+  }
+}

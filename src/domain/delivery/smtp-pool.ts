@@ -140,3 +140,11 @@ export class SmtpPool {
     this.idle.clear();
   }
 }
+
+// A part of the process's context, declared by this area (domain/app-context.ts says why).
+declare module '../app-context.js' {
+  interface AppContext {
+    /** Pooled SMTP sessions, shared by the delivery worker and system mail. */
+    smtpPool: SmtpPool;
+  }
+}

@@ -1,49 +1,24 @@
 // The job runner of a worker process, in three parts as graphile-worker splits its own: what it holds is
 // counted by SlotCounts (slot-counts.ts: per queue and per group, pure), claims are made by a ClaimLoop
 // (claim-loop.ts: named states, wake-ups, the poll, back-off), and the leases of what it holds are kept by a
-// LeaseKeeper (lease-keeper.ts: renewals and the heartbeat row). This file joins them: it runs each job,
-// records a failure for a retry, and takes the jobs handed over by enqueue-local.ts (stored already leased to
-// it in the transaction of the work they stand for, so that no claim is needed).
+// LeaseKeeper (lease-keeper.ts: renewals and the heartbeat row). This file joins them: it runs each job
+// through its handler (handler.ts, which also records a failure for a retry), and takes the jobs handed over
+// by enqueue-local.ts (stored already leased to it in the transaction of the work they stand for, so that no
+// claim is needed).
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
-import { backoffDelay, DEFAULT_SCHEDULE } from './backoff.js';
 import { ClaimLoop } from './claim-loop.js';
 import { claimJobs } from './claim.js';
-import { completeJob } from './complete.js';
+import { type AnyHandler, type JobHandler, leaseOf, runHandler } from './handler.js';
 import { LeaseKeeper } from './lease-keeper.js';
-import { rescheduleJob } from './reschedule.js';
 import { SlotCounts, type QueueLimits } from './slot-counts.js';
+import { OpenSlots, type Slot } from './slot.js';
 import type { Job } from './types.js';
 
-/**
- * The handler of one queue. `H` is what the code that stores a job leased to this process hands over with it
- * (enqueue-local.ts): what it held in memory anyway, so that the handler need not read it back.
- */
-export interface JobHandler<H = never> {
-  queue: string;
-  /** Jobs of this queue in flight at once in this process. */
-  concurrency?: number;
-  /** Jobs of one group_key in flight at once in this process. */
-  groupConcurrency?: number;
-  leaseMs?: number;
-  /** After this many failed attempts the job is given up (onGiveUp, then deleted). */
-  maxAttempts?: number;
-  schedule?: readonly number[];
-  /**
-   * Does the work. On success the handler finishes the job itself (completeJob or rescheduleJob) in the
-   * transaction that records the outcome. Throwing hands the job back for a retry on `schedule`.
-   * `release` hands the job's group place back before the returned promise settles: a delivery whose SMTP
-   * work is done (its connection is back in the pool) and that only waits for its outcome's commit. The job
-   * keeps its queue slot and its lease until it settles (stop() and runUntilIdle() still wait for it): a
-   * process never holds more than `concurrency` unsettled jobs of a queue, which is what bounds the work a
-   * crash makes others redo (README, "Crash safety").
-   * `handover` is absent after a claim, where the stored row is all there is.
-   */
-  handle(job: Job, release: () => void, handover?: H): Promise<void>;
-  onGiveUp?(job: Job, error: unknown): Promise<void>;
-}
+export { DEFAULT_LEASE_MS, type JobHandler } from './handler.js';
+export type { Slot } from './slot.js';
 
 export interface RunnerOptions {
   database: Db;
@@ -55,27 +30,7 @@ export interface RunnerOptions {
   heartbeatMs?: number;
 }
 
-/** Default lease on a claimed job; the heartbeat renews it while the job runs (renew.ts). */
-export const DEFAULT_LEASE_MS = 30_000;
 const DEFAULT_CONCURRENCY = 16;
-
-/**
- * A slot of a queue (and a place in the job's group) held for a job about to be stored already leased to this
- * runner. It counts as a job in flight from reserve() on, so the runner never holds more than its concurrency
- * of unsettled jobs. Exactly one of start() (after the job's commit) or cancel() (the commit failed, or stored
- * no job) gives it back; a slot never started, as in a process killed after the commit, leaves a leased row
- * that any runner claims again after `leaseMs`. enqueue-local.ts is the way the areas use it.
- */
-export interface Slot<H = unknown> {
-  readonly workerId: string;
-  readonly leaseMs: number;
-  /** Runs the stored job in this slot; `handover` reaches the handler. */
-  start(job: Job, handover?: H): void;
-  cancel(): void;
-}
-
-// The runner holds handlers of every handover type; each job reaches the handler of its own queue only.
-type AnyHandler = JobHandler<unknown>;
 
 /** Claims due jobs for its handlers and runs them with bounded concurrency. */
 export class JobRunner {
@@ -84,9 +39,9 @@ export class JobRunner {
   private readonly slots = new SlotCounts((queue) => this.limitsOf(queue));
   private readonly loop: ClaimLoop;
   private readonly leases: LeaseKeeper;
-  /** Jobs running or waiting for their group here, and reserved slots not yet started or cancelled. */
+  /** Jobs running, or waiting here for a place in their group. */
   private readonly running = new Set<Promise<void>>();
-  private readonly reserved = new Set<Promise<void>>();
+  private readonly openSlots = new OpenSlots();
   /**
    * Queues whose last claim found nothing due (and left no group out): no job of theirs waits in the database
    * as far as this runner knows. A settling job of such a queue does not claim (the one claim per settled
@@ -151,7 +106,7 @@ export class JobRunner {
     this.stopped = true;
     await this.loop.stop();
     // A reserved slot settles when its commit does; one started then joins `running`.
-    await Promise.allSettled([...this.reserved]);
+    await this.openSlots.settled();
     await Promise.allSettled([...this.running]);
     await this.leases.stop();
   }
@@ -180,32 +135,19 @@ export class JobRunner {
       this.drained.delete(queue);
       return null;
     }
-    let settle!: () => void;
-    const settled = new Promise<void>((r) => (settle = r));
-    this.reserved.add(settled);
-    let open = true;
-    const close = (): boolean => {
-      if (!open) return false;
-      open = false;
-      this.reserved.delete(settled);
-      settle();
-      return true;
-    };
-    return {
-      workerId: this.workerId,
-      leaseMs: leaseOf(h),
-      start: (job, handover) => {
-        if (!close()) return;
+    return this.openSlots.add<H>(
+      this.workerId,
+      leaseOf(h),
+      (job, handover) => {
         this.stats.handedOver++;
         if (kind === 'wait') this.waitForGroup(h, job, group!, handover);
         else void this.track(h, job, handover);
       },
-      cancel: () => {
-        if (!close()) return;
+      () => {
         this.slots.unreserve(queue, group, kind);
         this.loop.kick(queue);
       },
-    };
+    );
   }
 
   /** A handed-over job whose group was full: runs when a place in its group frees (or now, if one has). */
@@ -290,7 +232,7 @@ export class JobRunner {
       if (next) next();
       else freed();
     };
-    const p = this.execute(h, job, releaseGroup, handover).finally(() => {
+    const p = runHandler(h, job, releaseGroup, handover, this.o).finally(() => {
       releaseGroup();
       this.slots.settle(h.queue);
       this.running.delete(p);
@@ -300,31 +242,4 @@ export class JobRunner {
     this.running.add(p);
     return p;
   }
-
-  private async execute(h: AnyHandler, job: Job, release: () => void, handover: unknown): Promise<void> {
-    try {
-      await h.handle(job, release, handover);
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      const { db } = this.o.database;
-      try {
-        if (h.maxAttempts !== undefined && job.attempts >= h.maxAttempts) {
-          this.o.logger.warn({ queue: job.queue, jobId: job.id, attempts: job.attempts, err: message }, 'job given up');
-          await h.onGiveUp?.(job, err);
-          await completeJob(db, job.id);
-        } else {
-          const delay = backoffDelay(job.attempts, h.schedule ?? DEFAULT_SCHEDULE);
-          this.o.logger.warn({ queue: job.queue, jobId: job.id, attempts: job.attempts, err: message }, 'job failed, will retry');
-          await rescheduleJob(db, job.id, this.o.clock.now() + delay, message);
-        }
-      } catch (e2) {
-        // The lease will expire and the job will be claimed again: nothing is lost.
-        this.o.logger.error({ err: e2, jobId: job.id }, 'could not record job failure');
-      }
-    }
-  }
-}
-
-function leaseOf(h: AnyHandler): number {
-  return h.leaseMs ?? DEFAULT_LEASE_MS;
 }
