@@ -9,7 +9,7 @@ COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY scripts/build-console-assets.mjs ./scripts/
+COPY scripts/build-console-assets.mjs scripts/bundle.mjs ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

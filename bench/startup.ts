@@ -1,7 +1,8 @@
 // bench/startup: how long `mailroom serve` on an empty database takes to answer /readyz (the built dist/, as
 // `npm start` runs it), on SQLite (a fresh file) and PostgreSQL (a fresh schema), beside its ceiling of 1.5 s
 // and the floor of the same machine in the same run: a bare `node -e` process, one that only imports the
-// modules serve loads, and a bare Fastify that listens and answers one route. Wall time to the first 200 and
+// modules serve loads as tsc compiled them (dist/serve.js, unbundled), one that loads the bundle dist/cli.js
+// and prints its help, and a bare Fastify that listens and answers one route. Wall time to the first 200 and
 // the process's CPU time by then (user + system, /proc), which a loaded machine inflates less.
 //   npm run build && npm run bench:startup        (BENCH_RUNS, default 5; BENCH_DB=sqlite,postgres; medians)
 // BENCH_COMPARE=<a dist folder inside the checkout> adds the same serve rows for that build, alternating with
@@ -82,7 +83,7 @@ console.log('listening on ' + await app.listen({ port: 0, host: '127.0.0.1' }));
 const dialects = benchDialects();
 const COMPARE = process.env.BENCH_COMPARE ? join(process.env.BENCH_COMPARE, 'cli.js') : undefined;
 if (COMPARE && !existsSync(COMPARE)) throw new Error(`${COMPARE} is missing`);
-const rows: Record<string, Run[]> = { 'node -e ""': [], "import serve's modules": [], 'bare Fastify listen': [] };
+const rows: Record<string, Run[]> = { 'node -e ""': [], "import serve's modules": [], 'dist/cli.js --help': [], 'bare Fastify listen': [] };
 for (const d of dialects) {
   rows[`serve, empty ${d}`] = [];
   if (COMPARE) rows[`compare, empty ${d}`] = [];
@@ -90,6 +91,7 @@ for (const d of dialects) {
 for (let i = 0; i < RUNS; i++) {
   rows['node -e ""']!.push(await once(['-e', ''], process.env, exited));
   rows["import serve's modules"]!.push(await once(['--input-type=module', '-e', `await import(${JSON.stringify(join(ROOT, 'dist/serve.js'))})`], process.env, exited));
+  rows['dist/cli.js --help']!.push(await once([CLI, '--help'], process.env, exited));
   rows['bare Fastify listen']!.push(await once(['--input-type=module', '-e', FASTIFY], process.env, readyz));
   for (const d of dialects) {
     const r = await serveOnce(d);
