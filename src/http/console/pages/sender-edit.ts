@@ -9,11 +9,11 @@ import { html } from '../html.js';
 import { csrf, page, when } from '../layout.js';
 import { redirectWith, type ConsoleRouter, type PageCall } from '../router.js';
 import { verifiedBadge } from './domain-records.js';
-import { fieldRefusal, type FieldRefusal } from './field-error.js';
+import { apiNamed, formError, type FormError } from '../form-errors.js';
 import { rowIdOf } from './row-id.js';
 import { SENDER_FIELDS, senderFields, senderValues, type SenderValues } from './sender-form.js';
 
-async function senderPage(ctx: AppContext, c: PageCall, form?: { values: SenderValues; refusal: FieldRefusal }): Promise<string> {
+async function senderPage(ctx: AppContext, c: PageCall, form?: { values: SenderValues; refusal: FormError }): Promise<string> {
   const sig = await getSignature(ctx, c.session.user.accountId, rowIdOf(c.params.id));
   const d = await signatureDetail(ctx, sig);
   const admin = c.session.user.role === 'admin';
@@ -50,9 +50,8 @@ export function registerSenderEdit(r: ConsoleRouter, ctx: AppContext): void {
       const sig = await updateSignature(ctx, c.session.user.accountId, rowIdOf(c.params.id), edit);
       return redirectWith(c.reply, `/console/senders/${sig.id}`, { notice: `Sender signature ${sig.email} saved.` });
     } catch (err) {
-      const refusal = fieldRefusal(err, SENDER_FIELDS, 'Name');
-      if (!refusal) throw err;
-      void c.reply.status(refusal.status);
+      const refusal = formError(err, apiNamed(SENDER_FIELDS, 'Name'));
+      void c.reply.status(422);
       return senderPage(ctx, c, { values, refusal });
     }
   });
