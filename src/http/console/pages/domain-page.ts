@@ -1,12 +1,12 @@
 // One domain: every DNS record to publish with its status, copy and verify buttons (domain-records.ts), DKIM
 // rotation, the Return-Path and tracking hosts (the same call as PUT /domains/{id}, a refused host shown
 // beside its field), and deletion behind a confirmation page. Verify actions are in domain-actions.ts.
+import { adminsOnly, confirmCard } from '../confirm-page.js';
 import type { AppContext } from '../../../domain/app-context.js';
 import { unalignedCost } from '../../../domain/domains/alignment.js';
 import { deleteDomain, getDomain, updateDomain } from '../../../domain/domains/domains.js';
 import { domainDetail } from '../../../domain/domains/view.js';
 import { listSignatures } from '../../../domain/sender-signatures/signatures.js';
-import { ConsoleRefusal } from '../guard.js';
 import { html } from '../html.js';
 import { csrf, page } from '../layout.js';
 import { redirectWith, type ConsoleRouter, type PageCall } from '../router.js';
@@ -66,14 +66,18 @@ export function registerDomainPage(r: ConsoleRouter, ctx: AppContext): void {
   });
 
   r.page('/console/domains/:id/delete', async (c) => {
-    if (c.session.user.role !== 'admin') throw new ConsoleRefusal(403, 'Viewers can look at everything but change nothing. Ask an admin.');
+    adminsOnly(c.session);
     const d = await getDomain(ctx, c.session.user.accountId, rowIdOf(c.params.id));
     const sigs = (await listSignatures(ctx, c.session.user.accountId, 500, 0)).rows.filter((s) => s.domain === d.name);
     const base = `/console/domains/${d.id}`;
-    const body = html`<div class="card danger"><p>Delete the domain <strong>${d.name}</strong> with its DKIM keys and DMARC reports?</p>
+    const body = confirmCard(c.session, {
+      say: html`<p>Delete the domain <strong>${d.name}</strong> with its DKIM keys and DMARC reports?</p>
 ${sigs.length ? html`<p>Its sender signatures go with it: ${sigs.map((s, i) => html`${i ? ', ' : ''}<code class="wrap">${s.email}</code>`)}.</p>` : ''}
-<p>Mail from it can no longer be sent. This cannot be undone.</p>
-<form method="post" action="${base}/delete" class="inline">${csrf(c.session)}<button type="submit" class="danger">Delete this domain</button></form> <a href="${base}">Cancel</a></div>`;
+<p>Mail from it can no longer be sent. This cannot be undone.</p>`,
+      action: `${base}/delete`,
+      button: 'Delete this domain',
+      cancel: base,
+    });
     return page(c.frame(`Delete ${d.name}?`, 'senders'), body);
   });
 

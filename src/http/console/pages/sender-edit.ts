@@ -1,10 +1,10 @@
 // One sender signature: its state, the edit form (the same call as PUT /senders/{id}, a refused value shown
 // beside its field), resending the confirmation (POST /senders/{id}/resend), and deletion behind a
 // confirmation page (DELETE /senders/{id}).
+import { adminsOnly, confirmCard } from '../confirm-page.js';
 import type { AppContext } from '../../../domain/app-context.js';
 import { deleteSignature, getSignature, resendConfirmation, updateSignature } from '../../../domain/sender-signatures/signatures.js';
 import { signatureDetail } from '../../../domain/sender-signatures/view.js';
-import { ConsoleRefusal } from '../guard.js';
 import { html } from '../html.js';
 import { csrf, page, when } from '../layout.js';
 import { redirectWith, type ConsoleRouter, type PageCall } from '../router.js';
@@ -62,12 +62,16 @@ export function registerSenderEdit(r: ConsoleRouter, ctx: AppContext): void {
   });
 
   r.page('/console/senders/:id/delete', async (c) => {
-    if (c.session.user.role !== 'admin') throw new ConsoleRefusal(403, 'Viewers can look at everything but change nothing. Ask an admin.');
+    adminsOnly(c.session);
     const sig = await getSignature(ctx, c.session.user.accountId, rowIdOf(c.params.id));
     const base = `/console/senders/${sig.id}`;
-    const body = html`<div class="card danger"><p>Delete the sender signature <code class="wrap">${sig.email}</code>?</p>
-<p>Mail from this address is refused once it is gone (unless its domain's DKIM is verified). The domain and its DNS records stay. This cannot be undone.</p>
-<form method="post" action="${base}/delete" class="inline">${csrf(c.session)}<button type="submit" class="danger">Delete this sender signature</button></form> <a href="${base}">Cancel</a></div>`;
+    const body = confirmCard(c.session, {
+      say: html`<p>Delete the sender signature <code class="wrap">${sig.email}</code>?</p>
+<p>Mail from this address is refused once it is gone (unless its domain's DKIM is verified). The domain and its DNS records stay. This cannot be undone.</p>`,
+      action: `${base}/delete`,
+      button: 'Delete this sender signature',
+      cancel: base,
+    });
     return page(c.frame('Delete sender signature?', 'senders'), body);
   });
 
