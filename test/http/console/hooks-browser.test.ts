@@ -58,7 +58,7 @@ describe('console: webhooks and inbound settings in Chromium', () => {
     assert.equal(await page.locator('#w-stream').inputValue(), 'outbound');
     await page.getByLabel('URL').fill('ftp://hooks.example/x');
     await page.getByRole('button', { name: 'Create webhook' }).click();
-    await page.locator('#err-url', { hasText: 'Url must be an absolute http or https URL.' }).waitFor();
+    await page.locator('#url-error', { hasText: 'Url must be an absolute http or https URL.' }).waitFor();
     assert.equal(await page.getByLabel('URL').getAttribute('aria-invalid'), 'true');
     await shot('webhook-refused');
     dropRefusals();
@@ -105,7 +105,7 @@ describe('console: webhooks and inbound settings in Chromium', () => {
 
     await page.getByLabel(/InboundSpamThreshold/).fill('99');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.locator('#err-spam', { hasText: 'InboundSpamThreshold must be a whole number from 0 to 30.' }).waitFor();
+    await page.locator('#spam-error', { hasText: 'InboundSpamThreshold must be a whole number from 0 to 30.' }).waitFor();
     await shot('inbound-settings-refused');
     dropRefusals();
     await page.getByLabel(/InboundSpamThreshold/).fill('5');
@@ -122,7 +122,7 @@ describe('console: webhooks and inbound settings in Chromium', () => {
     await page.goto(at('/suppressions'));
     await page.getByLabel(/Suppress addresses/).fill('one@dest.example, nope');
     await page.getByRole('button', { name: 'Suppress' }).click();
-    await page.locator('#err-addresses', { hasText: 'nope: Invalid email address.' }).waitFor();
+    await page.locator('#addresses-error', { hasText: 'nope: Invalid email address.' }).waitFor();
     dropRefusals();
     await shot('suppressions');
     const download = page.waitForEvent('download');

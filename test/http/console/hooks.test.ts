@@ -66,8 +66,8 @@ describe('console: webhooks', () => {
     for (const [form, field, message] of cases) {
       const r = await admin.post(at('/webhooks/create'), { stream: 'outbound', ...form });
       assert.equal(r.status, 422, field);
-      assert.match(r.text, new RegExp(`aria-invalid="true" aria-describedby="err-${field}"`), field);
-      const beside = new RegExp(`<ul class="field-errors" id="err-${field}" role="alert"><li>${message.source}`);
+      assert.match(r.text, new RegExp(`aria-invalid="true" autofocus aria-describedby="${field}-error"`), field);
+      const beside = new RegExp(`<p class="field-error" id="${field}-error" role="alert">${message.source}`);
       assert.match(r.text, beside, field);
       assert.match(r.text, new RegExp(`value="${form.url!.replace(/[.?*+/]/g, '\\$&')}"`), 'the URL typed is kept');
     }
@@ -100,7 +100,7 @@ describe('console: webhooks', () => {
     // Edit: the stored password is kept by its mask; a refused header is said beside the field.
     const bad = await admin.post(at(`/webhooks/${id}/save`), { url: hooks.url + '/hook', authuser: 'hookuser', authpassword: '********', headers: 'Host: x', trigger_Delivery: 'on' });
     assert.equal(bad.status, 422);
-    assert.match(bad.text, /id="err-headers" role="alert"><li>HttpHeaders: &#39;Host&#39; is set by mailroom itself/);
+    assert.match(bad.text, /class="field-error" id="headers-error" role="alert">HttpHeaders: &#39;Host&#39; is set by mailroom itself/);
     const ok = await admin.post(at(`/webhooks/${id}/save`), { url: hooks.url + '/hook2', authuser: 'hookuser', authpassword: '********', headers: '', trigger_Delivery: 'on' });
     assert.equal(ok.status, 303);
     const after = (await s.request('GET', `/webhooks/${id}`)).body;

@@ -50,8 +50,8 @@ describe('console: inbound settings', () => {
     for (const [form, field, message] of cases) {
       const r = await admin.post(at('/inbound/settings'), form);
       assert.equal(r.status, 422, field);
-      assert.match(r.text, new RegExp(`aria-describedby="err-${field}">`), field);
-      assert.match(r.text, new RegExp(`id="err-${field}" role="alert"><li>${message.source}`), field);
+      assert.match(r.text, new RegExp(`aria-describedby="${field}-error">`), field);
+      assert.match(r.text, new RegExp(`class="field-error" id="${field}-error" role="alert">${message.source}`), field);
     }
     const api = (await s.request('GET', '/server')).body;
     assert.equal(api.InboundHookUrl, '');
@@ -102,7 +102,7 @@ describe('console: inbound settings', () => {
   it('answers a refused inbound rule beside its field', async () => {
     const r = await admin.post(at('/inbound/rules/add'), { rule: 'not a rule!' });
     assert.equal(r.status, 422);
-    assert.match(r.text, /id="err-rule" role="alert"><li>Rule &#39;not a rule!&#39; is neither an email address nor a domain\./);
+    assert.match(r.text, /class="field-error" id="rule-error" role="alert">Rule &#39;not a rule!&#39; is neither an email address nor a domain\./);
     assert.match(r.text, /value="not a rule!"/);
   });
 });

@@ -61,7 +61,7 @@ describe('servers and users in Chromium', () => {
     await page.getByLabel('Retention (days)').fill('90');
     await page.getByLabel('Bounce hook URL').fill('https://hooks.example.com/b');
     await page.getByRole('button', { name: 'Save settings' }).click();
-    const error = page.locator('#error-name');
+    const error = page.locator('#name-error');
     await error.waitFor();
     assert.equal(await error.textContent(), "A server named 'Default' already exists.");
     assert.equal(await page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid'), 'true');
@@ -85,7 +85,7 @@ describe('servers and users in Chromium', () => {
 
     await page.getByRole('link', { name: 'Delete Staging inbox 2…' }).click();
     await page.getByRole('button', { name: 'Delete this server' }).click();
-    await page.locator('#error-confirm').waitFor();
+    await page.locator('#confirm-error').waitFor();
     await look('delete-refused');
     await page.getByLabel("Type the server's name to confirm").fill('Staging inbox 2');
     await page.getByRole('button', { name: 'Delete this server' }).click();
@@ -107,7 +107,7 @@ describe('servers and users in Chromium', () => {
     await page.getByLabel('Password').fill('short');
     await page.evaluate('document.getElementById("user-email").type = "text"'); // past the browser's own check
     await page.getByRole('button', { name: 'Add user' }).click();
-    await page.locator('#error-email').waitFor();
+    await page.locator('#email-error').waitFor();
     await look('users');
     // A refused form is answered 422 on purpose (Chromium logs each such answer); nothing else may be logged.
     assert.deepEqual(browser.errors.filter((e) => !/responded with a status of 422/.test(e)), []);

@@ -9,8 +9,8 @@ import { ADMIN, addUsers, ConsoleClient, VIEWER } from './helpers.js';
 
 /** The message shown under the form field `name` (whose control is marked invalid and described by it), or undefined. */
 const besideField = (text: string, name: string) => {
-  if (!new RegExp(`name="${name}"[^>]*aria-invalid="true" aria-describedby="error-${name}"`).test(text)) return undefined;
-  return new RegExp(`<p class="error field-error" id="error-${name}" role="alert">([^<]*)</p>`).exec(text)?.[1];
+  if (!new RegExp(`name="${name}"[^>]*aria-invalid="true" autofocus aria-describedby="${name}-error"`).test(text)) return undefined;
+  return new RegExp(`<p class="field-error" id="${name}-error" role="alert">([^<]*)</p>`).exec(text)?.[1];
 };
 const unescape = (s: string) => s.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 

@@ -47,8 +47,8 @@ describe('console: streams', () => {
     for (const [form, field, message] of cases) {
       const res = await admin.post(at('/streams/create'), form);
       assert.equal(res.status, 422, field);
-      assert.match(res.text, new RegExp(`id="err-${field}" role="alert"><li>${message.source}`), field);
-      assert.match(res.text, new RegExp(`aria-describedby="err-${field}"`), field);
+      assert.match(res.text, new RegExp(`class="field-error" id="${field}-error" role="alert">${message.source}`), field);
+      assert.match(res.text, new RegExp(`aria-describedby="${field}-error"`), field);
     }
     assert.equal(await count(), n);
   });
@@ -62,7 +62,7 @@ describe('console: streams', () => {
     const bad = await admin.post(at('/streams/receipts/edit'), { name: ' ', description: 'kept' });
     assert.equal(bad.status, 422);
     assert.match(bad.text, /<details open><summary>Edit<\/summary><form method="post" action="\/console\/s\/\d+\/streams\/receipts\/edit"/);
-    assert.match(bad.text, /id="err-name" role="alert"><li>The stream Name is required\./);
+    assert.match(bad.text, /class="field-error" id="name-error" role="alert">The stream Name is required\./);
     assert.match(bad.text, /id="desc-receipts" name="description" value="kept"/);
     assert.equal((await stream('receipts')).body.Name, 'Order receipts');
   });

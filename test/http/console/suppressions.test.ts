@@ -33,7 +33,7 @@ describe('console: suppressions', () => {
 
     const mixed = await admin.post(at('/suppressions/add'), { stream: 'outbound', addresses: 'c@dest.example\nnot-an-address' });
     assert.equal(mixed.status, 422);
-    assert.match(mixed.text, /id="err-addresses" role="alert"><li>c@dest\.example suppressed\. Not suppressed: not-an-address: Invalid email address\./);
+    assert.match(mixed.text, /class="field-error" id="addresses-error" role="alert">c@dest\.example suppressed\. Not suppressed: not-an-address: Invalid email address\./);
     assert.match(mixed.text, /id="s-add" name="addresses" required value="not-an-address" aria-invalid="true"/);
     assert.deepEqual(await emails('outbound'), ['c@dest.example']);
 
@@ -54,7 +54,7 @@ describe('console: suppressions', () => {
     assert.match(bc, /2 suppressed in/);
     const bad = await viewer.get(at('/suppressions?reason=Nope'));
     assert.equal(bad.status, 200);
-    assert.match(bad.text, /id="err-reason" role="alert"><li>SuppressionReason must be one of ManualSuppression, HardBounce, SpamComplaint\./);
+    assert.match(bad.text, /class="field-error" id="reason-error" role="alert">SuppressionReason must be one of ManualSuppression, HardBounce, SpamComplaint\./);
   });
 
   it('removes, and refuses to lift a spam complaint', async () => {

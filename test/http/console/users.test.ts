@@ -9,8 +9,8 @@ import { startService, type TestService } from '../../helpers/service.js';
 import { ADMIN, addUsers, ConsoleClient, VIEWER } from './helpers.js';
 
 const besideField = (text: string, name: string) => {
-  if (!new RegExp(`name="${name}"[^>]*aria-invalid="true" aria-describedby="error-${name}"`).test(text)) return undefined;
-  return new RegExp(`<p class="error field-error" id="error-${name}" role="alert">([^<]*)</p>`).exec(text)?.[1];
+  if (!new RegExp(`name="${name}"[^>]*aria-invalid="true" autofocus aria-describedby="${name}-error"`).test(text)) return undefined;
+  return new RegExp(`<p class="field-error" id="${name}-error" role="alert">([^<]*)</p>`).exec(text)?.[1];
 };
 const unescape = (s: string) => s.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
@@ -89,7 +89,7 @@ describe('console users', () => {
     assert.match(self.text, /<p class="error" role="alert">You cannot change your own role: another admin can\.<\/p>/);
     const bad = await admin.post(`/console/users/${viewerId}/role`, { role: 'root' });
     assert.equal(bad.status, 422);
-    assert.match(bad.text, new RegExp(`<select id="role-${viewerId}" name="role" aria-invalid="true" aria-describedby="error-role-${viewerId}">.*?</select> <button[^>]*>Change</button><p class="error field-error" id="error-role-${viewerId}" role="alert">Role must be admin or viewer\\.</p>`));
+    assert.match(bad.text, new RegExp(`<select id="role-${viewerId}" name="role" aria-invalid="true" autofocus aria-describedby="role-${viewerId}-error">.*?</select> <button[^>]*>Change</button><p class="field-error" id="role-${viewerId}-error" role="alert">Role must be admin or viewer\\.</p>`));
     // ops@example.com (an admin, added above) demotes the first admin, then may not demote the last one: itself
     // is refused as self; the first admin, now a viewer, is refused as a viewer.
     const ops = new ConsoleClient(s);

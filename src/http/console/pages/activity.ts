@@ -6,6 +6,7 @@ import type { AppContext } from '../../../domain/app-context.js';
 import { searchMessages, type Cursor, type MessageSearch } from '../../../domain/messages/search.js';
 import { listStreams } from '../../../domain/streams/list-streams.js';
 import { html, query, type Html } from '../html.js';
+import { besideField, invalidAttrs, type FormError } from '../form-errors.js';
 import { page, when, ISO_DATE } from '../layout.js';
 import type { ConsoleRouter } from '../router.js';
 import { inboxCounts, unreadAmong } from '../../../domain/mailpit/inbox.js';
@@ -91,12 +92,12 @@ export function registerActivity(r: ConsoleRouter, ctx: AppContext): void {
     const mq = sandbox ? (q.q ?? '').trim().slice(0, 4000) : '';
     const allStreams = q.stream === 'all';
     let terms: Term[] = [];
-    let queryError = '';
+    let queryError: FormError | null = null;
     try {
       terms = consoleTerms(c.server, mq);
     } catch (err) {
       if (!(err instanceof QueryError)) throw err;
-      queryError = err.message;
+      queryError = { field: 'q', message: err.message };
     }
     const signal = requestSignal(c.reply);
     const mailpitList = mq !== '' || allStreams;
@@ -112,8 +113,8 @@ export function registerActivity(r: ConsoleRouter, ctx: AppContext): void {
     const text = (name: string, label: string, type = 'text') => html`<div class="field"><label for="f-${name}">${label}</label><input id="f-${name}" name="${name}" ${type === 'date' ? ISO_DATE : html`type="${type}"`} value="${q[name] ?? ''}"></div>`;
     const searchBox = sandbox
       ? html`<form method="get" class="filters mailpit-search" role="search" aria-label="Search in Mailpit's syntax">
-  <div class="field grow"><label for="f-q">Search (Mailpit's syntax)</label><input id="f-q" type="search" name="q" value="${mq}" maxlength="4000" placeholder="to:jane@example.com is:unread tag:welcome -subject:test"${queryError ? html` aria-invalid="true" aria-describedby="f-q-error"` : ''}>
-  ${queryError ? html`<ul class="field-errors" id="f-q-error"><li>${queryError}</li></ul>` : ''}</div>
+  <div class="field grow"><label for="f-q">Search (Mailpit's syntax)</label><input id="f-q" type="search" name="q" value="${mq}" maxlength="4000" placeholder="to:jane@example.com is:unread tag:welcome -subject:test"${invalidAttrs(queryError, 'q', 'f-q')}>
+  ${besideField(queryError, 'q', 'f-q')}</div>
   ${allStreams ? html`<input type="hidden" name="stream" value="all">` : ''}
   <div class="field"><button type="submit">Search</button></div>
   <details class="syntax"><summary>Syntax</summary><p class="muted"><code>to:</code> <code>from:</code> <code>cc:</code> <code>subject:</code> <code>tag:</code> <code>message-id:</code>, <code>is:read</code> <code>is:unread</code> <code>is:tagged</code>, <code>has:attachment</code>, <code>after:2026-01-31</code> <code>before:</code>, free words and <code>"quoted phrases"</code>; <code>-</code> or <code>!</code> before a term negates it. Searches every stream of the server.</p></details>

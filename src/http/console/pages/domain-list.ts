@@ -7,7 +7,7 @@ import type { Session } from '../../../domain/console-users/sessions.js';
 import { html, type Html } from '../html.js';
 import { csrf } from '../layout.js';
 import { verifiedBadge } from './domain-records.js';
-import { textField, type FieldRefusal } from './field-error.js';
+import { textField, type FormError } from '../form-errors.js';
 
 export const DOMAIN_FIELDS = ['Name', 'ReturnPathDomain'] as const;
 export type DomainValues = Record<(typeof DOMAIN_FIELDS)[number], string>;
@@ -17,11 +17,11 @@ export function domainValues(body: Record<string, string>): DomainValues {
 }
 
 /** The add-a-domain form; `form` carries what was typed and the refusal, after one. */
-export function domainForm(session: Session, form?: { values: DomainValues; refusal: FieldRefusal }): Html {
+export function domainForm(session: Session, form?: { values: DomainValues; refusal: FormError }): Html {
   const v = form?.values;
   return html`<form method="post" action="/console/domains" class="stack narrow" aria-label="Add a domain">${csrf(session)}
-${textField({ id: 'nd-name', name: 'Name', label: 'Domain name', value: v?.Name ?? '', refusal: form?.refusal, required: true, hint: 'For example example.com: mail from any address at it is signed once its DKIM key is published.' })}
-${textField({ id: 'nd-rp', name: 'ReturnPathDomain', label: 'Return-Path domain (optional)', value: v?.ReturnPathDomain ?? '', refusal: form?.refusal, hint: 'A subdomain of it, for example pm-bounces.example.com; it can be set later.' })}
+${textField({ id: 'nd-name', name: 'Name', label: 'Domain name', value: v?.Name ?? '', error: form?.refusal, required: true, hint: 'For example example.com: mail from any address at it is signed once its DKIM key is published.' })}
+${textField({ id: 'nd-rp', name: 'ReturnPathDomain', label: 'Return-Path domain (optional)', value: v?.ReturnPathDomain ?? '', error: form?.refusal, hint: 'A subdomain of it, for example pm-bounces.example.com; it can be set later.' })}
 <button type="submit">Add domain</button></form>`;
 }
 

@@ -9,7 +9,7 @@ import { serverView } from '../../../domain/servers/server-view.js';
 import { html, type Html } from '../html.js';
 import { csrf, page } from '../layout.js';
 import { redirectWith, type ConsoleRouter, type PageCall } from '../router.js';
-import { fieldError, invalid, refusalOf, type FieldErrors } from './field-errors-hooks.js';
+import { besideField, byPrefix, formError, invalidAttrs, type FormError } from '../form-errors.js';
 import { testPostOutcome } from './webhook-test-post.js';
 
 /** The inbound pages' own tabs: messages, settings, rules. */
@@ -25,14 +25,14 @@ export function inboundTabs(serverId: number, current: 'messages' | 'settings' |
 
 interface State {
   values?: Record<string, string>;
-  errors?: FieldErrors;
+  error?: FormError;
   test?: Html;
 }
 
 async function settingsPage(ctx: AppContext, c: PageCall, st: State = {}): Promise<string> {
   const v = serverView(await getAccountServer(ctx.db, c.session.user.accountId, c.server.id), ctx.config, []);
   const admin = c.session.user.role === 'admin';
-  const e = st.errors;
+  const e = st.error;
   const val = (k: string, stored: string | number) => (st.values ? st.values[k] ?? '' : String(stored));
   const base = `/console/s/${c.server.id}/inbound/settings`;
   const body = html`${inboundTabs(c.server.id, 'settings')}
@@ -50,9 +50,9 @@ async function settingsPage(ctx: AppContext, c: PageCall, st: State = {}): Promi
 ${
   admin
     ? html`<h2>Change</h2><form method="post" action="${base}" class="stack narrow" novalidate>${csrf(c.session)}
-<label for="i-hook">InboundHookUrl (empty: do not post)</label><input id="i-hook" name="hookurl" type="url" maxlength="2048" value="${val('hookurl', v.InboundHookUrl)}" placeholder="https://user:password@app.example.com/inbound"${invalid(e, 'hookurl')}>${fieldError(e, 'hookurl')}
-<label for="i-domain">InboundDomain (your own domain whose MX points at mailroom; empty: none)</label><input id="i-domain" name="domain" maxlength="253" value="${val('domain', v.InboundDomain)}"${invalid(e, 'domain')}>${fieldError(e, 'domain')}
-<label for="i-spam">InboundSpamThreshold (0 to 30; 0: no spam filtering)</label><input id="i-spam" name="spam" inputmode="numeric" maxlength="4" value="${val('spam', v.InboundSpamThreshold)}"${invalid(e, 'spam')}>${fieldError(e, 'spam')}
+<label for="i-hook">InboundHookUrl (empty: do not post)</label><input id="i-hook" name="hookurl" type="url" maxlength="2048" value="${val('hookurl', v.InboundHookUrl)}" placeholder="https://user:password@app.example.com/inbound"${invalidAttrs(e, 'hookurl')}>${besideField(e, 'hookurl')}
+<label for="i-domain">InboundDomain (your own domain whose MX points at mailroom; empty: none)</label><input id="i-domain" name="domain" maxlength="253" value="${val('domain', v.InboundDomain)}"${invalidAttrs(e, 'domain')}>${besideField(e, 'domain')}
+<label for="i-spam">InboundSpamThreshold (0 to 30; 0: no spam filtering)</label><input id="i-spam" name="spam" inputmode="numeric" maxlength="4" value="${val('spam', v.InboundSpamThreshold)}"${invalidAttrs(e, 'spam')}>${besideField(e, 'spam')}
 <button type="submit">Save</button></form>`
     : html`<p class="muted">InboundDomain: <code>${v.InboundDomain || '(none)'}</code>. InboundSpamThreshold: ${v.InboundSpamThreshold}. Only admins change these.</p>`
 }`;
@@ -79,14 +79,14 @@ export function registerInboundSettings(r: ConsoleRouter, ctx: AppContext): void
       });
     } catch (err) {
       c.reply.status(422);
-      return settingsPage(ctx, c, { values: c.body, errors: refusalOf(err, REFUSALS, 'hookurl') });
+      return settingsPage(ctx, c, { values: c.body, error: formError(err, byPrefix(REFUSALS, 'hookurl')) });
     }
     return redirectWith(c.reply, `/console/s/${c.server.id}/inbound/settings`, { notice: 'Inbound settings saved.' });
   });
 
   r.action('/console/s/:sid/inbound/settings/test', async (c) => {
     const r = await sendInboundTestPost(ctx, c.server.id);
-    if (!r) return settingsPage(ctx, c, { errors: { hookurl: 'No InboundHookUrl is set: there is nothing to post to.' } });
+    if (!r) return settingsPage(ctx, c, { error: { field: 'hookurl', message: 'No InboundHookUrl is set: there is nothing to post to.' } });
     return settingsPage(ctx, c, { test: testPostOutcome(r, r.payload) });
   });
 }

@@ -3,6 +3,7 @@
 // message (Mailpit's semantics: an inbox) mark read/unread, tag editing, delete with a confirmation page,
 // and release through the operator's relay. The same domain calls as Mailpit's API, so the console and a
 // test reading the API agree. Changes are POSTs with the CSRF token, admins only (router.ts).
+import { adminsOnly, confirmCard } from '../confirm-page.js';
 import type { AppContext } from '../../../domain/app-context.js';
 import { emlOf } from '../../../domain/mailpit/eml.js';
 import { inboxOf } from '../../../domain/mailpit/inbox.js';
@@ -115,12 +116,17 @@ export function registerMessageActions(r: ConsoleRouter, ctx: AppContext): void 
   });
 
   r.page('/console/s/:sid/messages/:mid/delete', async (c) => {
-    if (c.session.user.role !== 'admin') throw new ConsoleRefusal(403, 'Viewers can look at everything but change nothing. Ask an admin.');
+    adminsOnly(c.session);
     await mine(c);
     const m = await ctx.db.selectFrom('messages').select(['subject']).where('id', '=', c.params.mid!).executeTakeFirstOrThrow();
-    const body = html`<div class="card danger"><p>Delete the message <strong>${m.subject || '(no subject)'}</strong>?</p>
-<p>Its events, opens and clicks go with it, for the console and for Mailpit's API alike. This cannot be undone.</p>
-<form method="post" action="${base(c)}/delete" class="inline">${csrf(c.session)}<input type="hidden" name="q" value="${carried(c)}"><button type="submit" class="danger">Delete message</button></form> <a href="${base(c)}${query({ q: carried(c) })}">Cancel</a></div>`;
+    const body = confirmCard(c.session, {
+      say: html`<p>Delete the message <strong>${m.subject || '(no subject)'}</strong>?</p>
+<p>Its events, opens and clicks go with it, for the console and for Mailpit's API alike. This cannot be undone.</p>`,
+      action: `${base(c)}/delete`,
+      button: 'Delete message',
+      cancel: `${base(c)}${query({ q: carried(c) })}`,
+      hidden: { q: carried(c) },
+    });
     return page(c.frame('Delete this message?', 'activity'), body);
   });
 

@@ -1,19 +1,19 @@
 // One sender signature: its state, the edit form (the same call as PUT /senders/{id}, a refused value shown
 // beside its field), resending the confirmation (POST /senders/{id}/resend), and deletion behind a
 // confirmation page (DELETE /senders/{id}).
+import { adminsOnly, confirmCard } from '../confirm-page.js';
 import type { AppContext } from '../../../domain/app-context.js';
 import { deleteSignature, getSignature, resendConfirmation, updateSignature } from '../../../domain/sender-signatures/signatures.js';
 import { signatureDetail } from '../../../domain/sender-signatures/view.js';
-import { ConsoleRefusal } from '../guard.js';
 import { html } from '../html.js';
 import { csrf, page, when } from '../layout.js';
 import { redirectWith, type ConsoleRouter, type PageCall } from '../router.js';
 import { verifiedBadge } from './domain-records.js';
-import { fieldRefusal, type FieldRefusal } from './field-error.js';
+import { apiNamed, formError, type FormError } from '../form-errors.js';
 import { rowIdOf } from './row-id.js';
 import { SENDER_FIELDS, senderFields, senderValues, type SenderValues } from './sender-form.js';
 
-async function senderPage(ctx: AppContext, c: PageCall, form?: { values: SenderValues; refusal: FieldRefusal }): Promise<string> {
+async function senderPage(ctx: AppContext, c: PageCall, form?: { values: SenderValues; refusal: FormError }): Promise<string> {
   const sig = await getSignature(ctx, c.session.user.accountId, rowIdOf(c.params.id));
   const d = await signatureDetail(ctx, sig);
   const admin = c.session.user.role === 'admin';
@@ -50,9 +50,8 @@ export function registerSenderEdit(r: ConsoleRouter, ctx: AppContext): void {
       const sig = await updateSignature(ctx, c.session.user.accountId, rowIdOf(c.params.id), edit);
       return redirectWith(c.reply, `/console/senders/${sig.id}`, { notice: `Sender signature ${sig.email} saved.` });
     } catch (err) {
-      const refusal = fieldRefusal(err, SENDER_FIELDS, 'Name');
-      if (!refusal) throw err;
-      void c.reply.status(refusal.status);
+      const refusal = formError(err, apiNamed(SENDER_FIELDS, 'Name'));
+      void c.reply.status(422);
       return senderPage(ctx, c, { values, refusal });
     }
   });
@@ -63,12 +62,16 @@ export function registerSenderEdit(r: ConsoleRouter, ctx: AppContext): void {
   });
 
   r.page('/console/senders/:id/delete', async (c) => {
-    if (c.session.user.role !== 'admin') throw new ConsoleRefusal(403, 'Viewers can look at everything but change nothing. Ask an admin.');
+    adminsOnly(c.session);
     const sig = await getSignature(ctx, c.session.user.accountId, rowIdOf(c.params.id));
     const base = `/console/senders/${sig.id}`;
-    const body = html`<div class="card danger"><p>Delete the sender signature <code class="wrap">${sig.email}</code>?</p>
-<p>Mail from this address is refused once it is gone (unless its domain's DKIM is verified). The domain and its DNS records stay. This cannot be undone.</p>
-<form method="post" action="${base}/delete" class="inline">${csrf(c.session)}<button type="submit" class="danger">Delete this sender signature</button></form> <a href="${base}">Cancel</a></div>`;
+    const body = confirmCard(c.session, {
+      say: html`<p>Delete the sender signature <code class="wrap">${sig.email}</code>?</p>
+<p>Mail from this address is refused once it is gone (unless its domain's DKIM is verified). The domain and its DNS records stay. This cannot be undone.</p>`,
+      action: `${base}/delete`,
+      button: 'Delete this sender signature',
+      cancel: base,
+    });
     return page(c.frame('Delete sender signature?', 'senders'), body);
   });
 

@@ -10,13 +10,13 @@ import { csrf, page } from '../layout.js';
 import { redirectWith, type ConsoleRouter, type PageCall } from '../router.js';
 import { DOMAIN_FIELDS, domainForm, domainList, domainValues, type DomainValues } from './domain-list.js';
 import { registerDomainPage } from './domain-page.js';
-import { fieldRefusal, type FieldRefusal } from './field-error.js';
+import { apiNamed, formError, type FormError } from '../form-errors.js';
 import { registerSenderEdit } from './sender-edit.js';
 import { SENDER_FIELDS, senderFields, senderValues, type SenderValues } from './sender-form.js';
 
 interface Refused {
-  domain?: { values: DomainValues; refusal: FieldRefusal };
-  sender?: { values: SenderValues; refusal: FieldRefusal };
+  domain?: { values: DomainValues; refusal: FormError };
+  sender?: { values: SenderValues; refusal: FormError };
 }
 
 async function overview(ctx: AppContext, c: PageCall, refused: Refused = {}): Promise<string> {
@@ -52,9 +52,8 @@ export function registerSenders(r: ConsoleRouter, ctx: AppContext): void {
       const sig = await createSignature(ctx, c.session.user.accountId, values);
       return redirectWith(c.reply, `/console/senders/${sig.id}`, { notice: `Sender signature ${sig.email} added; a confirmation email is on its way to it.` });
     } catch (err) {
-      const refusal = fieldRefusal(err, SENDER_FIELDS, 'FromEmail');
-      if (!refusal) throw err;
-      void c.reply.status(refusal.status);
+      const refusal = formError(err, apiNamed(SENDER_FIELDS, 'FromEmail'));
+      void c.reply.status(422);
       return overview(ctx, c, { sender: { values, refusal } });
     }
   });
@@ -65,9 +64,8 @@ export function registerSenders(r: ConsoleRouter, ctx: AppContext): void {
       const d = await createDomain(ctx, c.session.user.accountId, values);
       return redirectWith(c.reply, `/console/domains/${d.id}`, { notice: `Domain ${d.name} added: publish its DNS records below, then verify each.` });
     } catch (err) {
-      const refusal = fieldRefusal(err, DOMAIN_FIELDS, 'Name');
-      if (!refusal) throw err;
-      void c.reply.status(refusal.status);
+      const refusal = formError(err, apiNamed(DOMAIN_FIELDS, 'Name'));
+      void c.reply.status(422);
       return overview(ctx, c, { domain: { values, refusal } });
     }
   });

@@ -1,9 +1,9 @@
 // Deleting a server: a confirmation page first (a GET that changes nothing) on which the server's name is
 // typed, then a POST carrying the session's CSRF token, admins only (the router checks both). The same domain
 // call as DELETE /servers/{id}: its tokens are refused at once, and everything it owns goes with it.
+import { adminsOnly } from '../confirm-page.js';
 import type { AppContext } from '../../../domain/app-context.js';
 import { deleteAccountServer, getAccountServer, type ServerRow } from '../../../domain/servers/account-servers.js';
-import { ConsoleRefusal } from '../guard.js';
 import { aboveForm, besideField, invalidAttrs, type FormError } from '../form-errors.js';
 import { html } from '../html.js';
 import { csrf, page } from '../layout.js';
@@ -23,7 +23,7 @@ ${aboveForm(error)}<form method="post" action="${base}/delete" class="stack narr
 
 export function registerServerDelete(r: ConsoleRouter, ctx: AppContext): void {
   r.page('/console/servers/:id/delete', async (c) => {
-    if (c.session.user.role !== 'admin') throw new ConsoleRefusal(403, 'Viewers can look at everything but change nothing. Ask an admin.');
+    adminsOnly(c.session);
     const row = await getAccountServer(ctx.db, c.session.user.accountId, rowIdOf(c.params.id));
     return confirmPage(c, row, null, '');
   });

@@ -9,7 +9,7 @@ import { updateStream } from '../../../domain/streams/update-stream.js';
 import { html } from '../html.js';
 import { csrf, page, when, whenText } from '../layout.js';
 import { redirectWith, type ConsoleRouter, type PageCall } from '../router.js';
-import { fieldError, invalid, refusalOf, type FieldErrors } from './field-errors-hooks.js';
+import { besideField, byPrefix, formError, invalidAttrs, type FormError } from '../form-errors.js';
 
 /** Which field a stream refusal is about, from how domain/streams/rules.ts words it. */
 const REFUSALS: Array<[string | RegExp, string]> = [
@@ -23,7 +23,7 @@ interface State {
   /** The form refused: 'new', or the ID of the stream whose edit was refused. */
   form?: string;
   values?: Record<string, string>;
-  errors?: FieldErrors;
+  error?: FormError;
 }
 
 async function streamsPage(ctx: AppContext, c: PageCall, st: State = {}): Promise<string> {
@@ -33,13 +33,13 @@ async function streamsPage(ctx: AppContext, c: PageCall, st: State = {}): Promis
   const mine = (form: string) => (st.form === form ? st : {});
   const val = (form: string, k: string, stored: string) => (st.form === form && st.values ? st.values[k] ?? '' : stored);
   const edit = (s: (typeof streams)[number]) => {
-    const e = mine(s.id).errors;
+    const e = mine(s.id).error;
     return html`<details${st.form === s.id ? html` open` : ''}><summary>Edit</summary><form method="post" action="${base}/${s.id}/edit" class="stack" novalidate>${csrf(c.session)}
-<label for="name-${s.id}">Name</label><input id="name-${s.id}" name="name" value="${val(s.id, 'name', s.name)}" maxlength="100"${invalid(e, 'name')}>${fieldError(e, 'name')}
-<label for="desc-${s.id}">Description</label><input id="desc-${s.id}" name="description" value="${val(s.id, 'description', s.description ?? '')}" maxlength="1000"${invalid(e, 'description')}>${fieldError(e, 'description')}
+<label for="name-${s.id}">Name</label><input id="name-${s.id}" name="name" value="${val(s.id, 'name', s.name)}" maxlength="100"${invalidAttrs(e, 'name')}>${besideField(e, 'name')}
+<label for="desc-${s.id}">Description</label><input id="desc-${s.id}" name="description" value="${val(s.id, 'description', s.description ?? '')}" maxlength="1000"${invalidAttrs(e, 'description')}>${besideField(e, 'description')}
 <button type="submit">Save</button></form></details>`;
   };
-  const e = mine('new').errors;
+  const e = mine('new').error;
   const body = html`
 <table class="list labelled"><thead><tr><th scope="col">ID</th><th scope="col">Name</th><th scope="col">Type</th><th scope="col">State</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>
 ${streams.map(
@@ -48,10 +48,10 @@ ${streams.map(
 <td class="actions">${admin && s.is_default !== 1 ? html`<form method="post" action="${base}/${s.id}/${s.archived_at ? 'restore' : 'archive'}" class="inline">${csrf(c.session)}<button type="submit">${s.archived_at ? 'Restore' : 'Archive'}</button></form>` : ''}</td></tr>`,
 )}</tbody></table>
 ${admin ? html`<h2>New stream</h2><form method="post" action="${base}/create" class="stack narrow" novalidate>${csrf(c.session)}
-<label for="st-name">Name</label><input id="st-name" name="name" maxlength="100" value="${val('new', 'name', '')}"${invalid(e, 'name')}>${fieldError(e, 'name')}
-<label for="st-type">Type</label><select id="st-type" name="type"${invalid(e, 'type')}>${['Transactional', 'Broadcasts'].map((t) => html`<option${val('new', 'type', 'Transactional') === t ? html` selected` : ''}>${t}</option>`)}</select>${fieldError(e, 'type')}
-<label for="st-id">ID (empty: made from the name)</label><input id="st-id" name="id" maxlength="100" value="${val('new', 'id', '')}"${invalid(e, 'id')}>${fieldError(e, 'id')}
-<label for="st-desc">Description</label><input id="st-desc" name="description" maxlength="1000" value="${val('new', 'description', '')}"${invalid(e, 'description')}>${fieldError(e, 'description')}
+<label for="st-name">Name</label><input id="st-name" name="name" maxlength="100" value="${val('new', 'name', '')}"${invalidAttrs(e, 'name')}>${besideField(e, 'name')}
+<label for="st-type">Type</label><select id="st-type" name="type"${invalidAttrs(e, 'type')}>${['Transactional', 'Broadcasts'].map((t) => html`<option${val('new', 'type', 'Transactional') === t ? html` selected` : ''}>${t}</option>`)}</select>${besideField(e, 'type')}
+<label for="st-id">ID (empty: made from the name)</label><input id="st-id" name="id" maxlength="100" value="${val('new', 'id', '')}"${invalidAttrs(e, 'id')}>${besideField(e, 'id')}
+<label for="st-desc">Description</label><input id="st-desc" name="description" maxlength="1000" value="${val('new', 'description', '')}"${invalidAttrs(e, 'description')}>${besideField(e, 'description')}
 <button type="submit">Create stream</button></form>` : ''}`;
   return page(c.frame('Streams', 'streams'), body);
 }
@@ -61,9 +61,9 @@ export function registerStreams(r: ConsoleRouter, ctx: AppContext): void {
 
   const back = (sid: number) => `/console/s/${sid}/streams`;
   const refused = (c: PageCall, form: string, err: unknown) => {
-    const errors = refusalOf(err, REFUSALS, 'name');
+    const error = formError(err, byPrefix(REFUSALS, 'name'));
     c.reply.status(422);
-    return streamsPage(ctx, c, { form, values: c.body, errors });
+    return streamsPage(ctx, c, { form, values: c.body, error });
   };
   r.action('/console/s/:sid/streams/create', async (c) => {
     try {

@@ -13,7 +13,7 @@ import { MAX_SUPPRESSIONS_PER_CALL, SUPPRESSION_REASONS } from '../../../domain/
 import { html, query } from '../html.js';
 import { csrf, page, when } from '../layout.js';
 import { redirectWith, type ConsoleRouter, type PageCall } from '../router.js';
-import { fieldError, invalid, type FieldErrors } from './field-errors-hooks.js';
+import { besideField, invalidAttrs, type FormError } from '../form-errors.js';
 import { registerSuppressionExport } from './suppression-export.js';
 
 const SHOWN = 500;
@@ -21,10 +21,11 @@ const SHOWN = 500;
 /** The addresses of the form's field: comma, semicolon or line separated. */
 const addressesOf = (text: string | undefined) => (text ?? '').split(/[\s,;]+/).filter(Boolean);
 
-async function suppressionsPage(ctx: AppContext, c: PageCall, st: { stream?: string; addresses?: string; errors?: FieldErrors } = {}): Promise<string> {
+async function suppressionsPage(ctx: AppContext, c: PageCall, st: { stream?: string; addresses?: string; error?: FormError } = {}): Promise<string> {
   const streams = (await listStreams(ctx.db, c.server.id, {})).filter((s) => s.type !== 'Inbound');
   const stream = await getStream(ctx.db, c.server.id, st.stream || c.query.stream || 'outbound');
-  const errors: FieldErrors = { ...st.errors };
+  // A refused search (a Reason the API does not know) is said beside the Reason filter; a refused add, by its field.
+  let error: FormError | undefined = st.error;
   let list: SuppressionRecord[] = [];
   let total = 0;
   try {
@@ -38,7 +39,7 @@ async function suppressionsPage(ctx: AppContext, c: PageCall, st: { stream?: str
     }
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    errors.reason = err.message;
+    error = { field: 'reason', message: err.message };
   }
   const admin = c.session.user.role === 'admin';
   const base = `/console/s/${c.server.id}/suppressions`;
@@ -46,13 +47,13 @@ async function suppressionsPage(ctx: AppContext, c: PageCall, st: { stream?: str
 <form method="get" class="filters" aria-label="Search">
   <div class="field"><label for="s-stream">Stream</label><select id="s-stream" name="stream">${streams.map((s) => html`<option value="${s.id}"${s.id === stream.id ? html` selected` : ''}>${s.name}</option>`)}</select></div>
   <div class="field"><label for="s-email">Address</label><input id="s-email" name="email" value="${c.query.email ?? ''}"></div>
-  <div class="field"><label for="s-reason">Reason</label><select id="s-reason" name="reason"${invalid(errors, 'reason')}>${['', ...SUPPRESSION_REASONS].map((v) => html`<option value="${v}"${c.query.reason === v ? html` selected` : ''}>${v || 'any'}</option>`)}</select>${fieldError(errors, 'reason')}</div>
+  <div class="field"><label for="s-reason">Reason</label><select id="s-reason" name="reason"${invalidAttrs(error, 'reason')}>${['', ...SUPPRESSION_REASONS].map((v) => html`<option value="${v}"${c.query.reason === v ? html` selected` : ''}>${v || 'any'}</option>`)}</select>${besideField(error, 'reason')}</div>
   <div class="field"><button type="submit">Search</button></div>
   <div class="field"><a href="${base}/export.csv${query({ stream: stream.id, reason: c.query.reason })}" download>Export CSV</a></div>
 </form>
 ${admin ? html`<form method="post" action="${base}/add" class="filters" aria-label="Add suppressions">${csrf(c.session)}
   <div class="field"><label for="s-add-stream">To stream</label><select id="s-add-stream" name="stream">${streams.map((s) => html`<option value="${s.id}"${s.id === stream.id ? html` selected` : ''}>${s.name}</option>`)}</select></div>
-  <div class="field grow"><label for="s-add">Suppress addresses (comma or line separated, up to ${MAX_SUPPRESSIONS_PER_CALL})</label><input id="s-add" name="addresses" required value="${st.addresses ?? ''}"${invalid(errors, 'addresses')}>${fieldError(errors, 'addresses')}</div>
+  <div class="field grow"><label for="s-add">Suppress addresses (comma or line separated, up to ${MAX_SUPPRESSIONS_PER_CALL})</label><input id="s-add" name="addresses" required value="${st.addresses ?? ''}"${invalidAttrs(error, 'addresses')}>${besideField(error, 'addresses')}</div>
   <div class="field"><button type="submit">Suppress</button></div></form>` : ''}
 <p class="muted">${total} suppressed in ${stream.name}${total > list.length ? `; the newest ${list.length} shown: narrow the search, or export the CSV for all` : ''}.</p>
 <table class="list labelled"><thead><tr><th scope="col">Address</th><th scope="col">Reason</th><th scope="col">Origin</th><th scope="col">Since</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>
@@ -79,7 +80,7 @@ export function registerSuppressions(r: ConsoleRouter, ctx: AppContext): void {
     const addresses = addressesOf(c.body.addresses);
     const refuse = (message: string, kept = c.body.addresses) => {
       c.reply.status(422);
-      return suppressionsPage(ctx, c, { stream: stream.id, addresses: kept, errors: { addresses: message } });
+      return suppressionsPage(ctx, c, { stream: stream.id, addresses: kept, error: { field: 'addresses', message } });
     };
     if (addresses.length === 0) return refuse('Give at least one email address.');
     if (addresses.length > MAX_SUPPRESSIONS_PER_CALL) return refuse(`At most ${MAX_SUPPRESSIONS_PER_CALL} addresses per request; ${addresses.length} were given.`);

@@ -1,6 +1,7 @@
 // The account's console users: everyone sees who they are; admins add one (a password typed, or generated and
 // shown once on the answer to the POST, as a token is), change a role, and remove one after a confirmation.
 // The account always keeps an admin, and nobody demotes or removes themselves (console-users/account-users.ts).
+import { adminsOnly, confirmCard } from '../confirm-page.js';
 import type { AppContext } from '../../../domain/app-context.js';
 import { ROLES } from '../../../domain/console-users/users.js';
 import { addAccountUser, listAccountUsers, removeAccountUser, setUserRole, UserRefusal, type AccountUser } from '../../../domain/console-users/account-users.js';
@@ -81,11 +82,15 @@ export function registerUsers(r: ConsoleRouter, ctx: AppContext): void {
   });
 
   r.page('/console/users/:uid/remove', async (c) => {
-    if (c.session.user.role !== 'admin') throw new ConsoleRefusal(403, 'Viewers can look at everything but change nothing. Ask an admin.');
+    adminsOnly(c.session);
     const u = (await listAccountUsers(ctx.db, c.session.user.accountId)).find((x) => x.id === rowIdOf(c.params.uid));
     if (!u) throw new ConsoleRefusal(404, 'No such console user.');
-    const body = html`<div class="card danger"><p>Remove the console user <strong>${u.email}</strong> (${u.role})?</p><p>They are signed out at once, everywhere.</p>
-<form method="post" action="/console/users/${u.id}/remove" class="inline">${csrf(c.session)}<button type="submit" class="danger">Remove this user</button></form> <a href="/console/users">Cancel</a></div>`;
+    const body = confirmCard(c.session, {
+      say: html`<p>Remove the console user <strong>${u.email}</strong> (${u.role})?</p><p>They are signed out at once, everywhere.</p>`,
+      action: `/console/users/${u.id}/remove`,
+      button: 'Remove this user',
+      cancel: '/console/users',
+    });
     return page(c.frame('Remove console user?', 'users'), body);
   });
 

@@ -1,12 +1,12 @@
 // Deleting a webhook: a confirmation page first (a GET that changes nothing), then a POST carrying the
 // session's CSRF token, admins only (the router checks both). The same domain call as DELETE /webhooks/{id}:
 // its pending notifications go with it.
+import { adminsOnly, confirmCard } from '../confirm-page.js';
 import type { AppContext } from '../../../domain/app-context.js';
 import { deleteWebhook, getWebhook } from '../../../domain/webhooks/store.js';
 import { webhookView } from '../../../domain/webhooks/view.js';
 import { html } from '../html.js';
-import { csrf, page } from '../layout.js';
-import { ConsoleRefusal } from '../guard.js';
+import { page } from '../layout.js';
 import { redirectWith, type ConsoleRouter } from '../router.js';
 
 export function webhookIdOf(text: string | undefined): number {
@@ -16,12 +16,16 @@ export function webhookIdOf(text: string | undefined): number {
 
 export function registerWebhookDelete(r: ConsoleRouter, ctx: AppContext): void {
   r.page('/console/s/:sid/webhooks/:wid/delete', async (c) => {
-    if (c.session.user.role !== 'admin') throw new ConsoleRefusal(403, 'Viewers can look at everything but change nothing. Ask an admin.');
+    adminsOnly(c.session);
     const w = webhookView(await getWebhook(ctx, c.server.id, webhookIdOf(c.params.wid)));
     const base = `/console/s/${c.server.id}/webhooks/${w.ID}`;
-    const body = html`<div class="card danger"><p>Delete the webhook that posts to <code class="wrap">${w.Url}</code> (stream <code>${w.MessageStream}</code>)?</p>
-<p>Its deliveries still waiting are dropped, and nothing more is posted to it. This cannot be undone.</p>
-<form method="post" action="${base}/delete" class="inline">${csrf(c.session)}<button type="submit" class="danger">Delete this webhook</button></form> <a href="${base}">Cancel</a></div>`;
+    const body = confirmCard(c.session, {
+      say: html`<p>Delete the webhook that posts to <code class="wrap">${w.Url}</code> (stream <code>${w.MessageStream}</code>)?</p>
+<p>Its deliveries still waiting are dropped, and nothing more is posted to it. This cannot be undone.</p>`,
+      action: `${base}/delete`,
+      button: 'Delete this webhook',
+      cancel: base,
+    });
     return page(c.frame('Delete webhook?', 'webhooks'), body);
   });
 

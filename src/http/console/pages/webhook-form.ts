@@ -9,7 +9,7 @@ import type { webhookView } from '../../../domain/webhooks/view.js';
 import { html } from '../html.js';
 import { csrf } from '../layout.js';
 import type { PageCall } from '../router.js';
-import { fieldError, invalid, refusalOf, type FieldErrors } from './field-errors-hooks.js';
+import { besideField, byPrefix, formError, invalidAttrs, type FormError } from '../form-errors.js';
 
 export const TRIGGERS = Object.keys(defaultTriggers()) as TriggerKey[];
 
@@ -47,29 +47,31 @@ export function webhookInput(b: Record<string, string>): WebhookInput {
 }
 
 /** Which field a refusal of the webhook store is about (its messages name the field first). */
-export const webhookRefusal = (err: unknown): FieldErrors =>
-  refusalOf(
+export const webhookRefusal = (err: unknown): FormError =>
+  formError(
     err,
-    [
-      ['Url', 'url'],
-      ['Put credentials', 'url'],
-      ['HttpHeaders', 'headers'],
-      ['At most', 'headers'],
-      ['HttpAuth.Username', 'authuser'],
-      ['HttpAuth.Password', 'authpassword'],
-      ['The message stream', 'stream'],
-    ],
-    'url',
+    byPrefix(
+      [
+        ['Url', 'url'],
+        ['Put credentials', 'url'],
+        ['HttpHeaders', 'headers'],
+        ['At most', 'headers'],
+        ['HttpAuth.Username', 'authuser'],
+        ['HttpAuth.Password', 'authpassword'],
+        ['The message stream', 'stream'],
+      ],
+      'url',
+    ),
   );
 
 export interface FormState {
   /** The values posted, shown again when they were refused. */
   values?: Record<string, string>;
-  errors?: FieldErrors;
+  error?: FormError;
 }
 
 export async function webhookForm(ctx: AppContext, c: PageCall, action: string, w: ReturnType<typeof webhookView> | null, st: FormState = {}) {
-  const e = st.errors;
+  const e = st.error;
   const v: Shown = st.values
     ? { url: st.values.url ?? '', stream: st.values.stream ?? '', triggers: triggersOf(st.values), authuser: st.values.authuser ?? '', authpassword: st.values.authpassword ?? '', headers: st.values.headers ?? '' }
     : {
@@ -89,11 +91,11 @@ export async function webhookForm(ctx: AppContext, c: PageCall, action: string, 
     return html`<label class="check"><input type="checkbox" name="${name}"${on ? html` checked` : ''}> ${opt === 'Enabled' ? k : OPTIONS[opt] ?? opt}</label>`;
   };
   return html`<form method="post" action="${action}" class="stack narrow" novalidate>${csrf(c.session)}
-<label for="w-url">URL</label><input id="w-url" name="url" type="url" required maxlength="2048" value="${v.url}"${invalid(e, 'url')}>${fieldError(e, 'url')}
-${w ? '' : html`<label for="w-stream">Stream</label><select id="w-stream" name="stream"${invalid(e, 'stream')}>${streams.map((s) => html`<option value="${s.id}"${s.id === chosen ? html` selected` : ''}>${s.name} (${s.type.toLowerCase()})</option>`)}</select>${fieldError(e, 'stream')}`}
+<label for="w-url">URL</label><input id="w-url" name="url" type="url" required maxlength="2048" value="${v.url}"${invalidAttrs(e, 'url')}>${besideField(e, 'url')}
+${w ? '' : html`<label for="w-stream">Stream</label><select id="w-stream" name="stream"${invalidAttrs(e, 'stream')}>${streams.map((s) => html`<option value="${s.id}"${s.id === chosen ? html` selected` : ''}>${s.name} (${s.type.toLowerCase()})</option>`)}</select>${besideField(e, 'stream')}`}
 <fieldset><legend>Triggers</legend>${TRIGGERS.map((k) => html`<div>${Object.keys(v.triggers[k]).map((opt) => check(k, opt))}</div>`)}</fieldset>
-<label for="w-user">HTTP auth user</label><input id="w-user" name="authuser" value="${v.authuser}" autocomplete="off" maxlength="256"${invalid(e, 'authuser')}>${fieldError(e, 'authuser')}
-<label for="w-pass">HTTP auth password${w?.HttpAuth.Password ? ' (set; leave as is to keep)' : ''}</label><input id="w-pass" name="authpassword" type="password" value="${v.authpassword}" autocomplete="new-password" maxlength="256"${invalid(e, 'authpassword')}>${fieldError(e, 'authpassword')}
-<label for="w-headers">Headers (one "Name: Value" per line)</label><textarea id="w-headers" name="headers" rows="3"${invalid(e, 'headers')}>${v.headers}</textarea>${fieldError(e, 'headers')}
+<label for="w-user">HTTP auth user</label><input id="w-user" name="authuser" value="${v.authuser}" autocomplete="off" maxlength="256"${invalidAttrs(e, 'authuser')}>${besideField(e, 'authuser')}
+<label for="w-pass">HTTP auth password${w?.HttpAuth.Password ? ' (set; leave as is to keep)' : ''}</label><input id="w-pass" name="authpassword" type="password" value="${v.authpassword}" autocomplete="new-password" maxlength="256"${invalidAttrs(e, 'authpassword')}>${besideField(e, 'authpassword')}
+<label for="w-headers">Headers (one "Name: Value" per line)</label><textarea id="w-headers" name="headers" rows="3"${invalidAttrs(e, 'headers')}>${v.headers}</textarea>${besideField(e, 'headers')}
 <button type="submit">${w ? 'Save' : 'Create webhook'}</button></form>`;
 }

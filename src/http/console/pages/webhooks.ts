@@ -77,9 +77,9 @@ export function registerWebhooks(r: ConsoleRouter, ctx: AppContext): void {
       const { row, secret } = await createWebhook(ctx, c.server.id, webhookInput(c.body));
       return secretShown(c, 'Webhook created', `/console/s/${c.server.id}/webhooks/${row.id}`, secret, '');
     } catch (err) {
-      const errors = webhookRefusal(err);
+      const error = webhookRefusal(err);
       c.reply.status(422);
-      return listPage(ctx, c, { values: c.body, errors });
+      return listPage(ctx, c, { values: c.body, error });
     }
   });
   r.action('/console/s/:sid/webhooks/:wid/save', async (c) => {
@@ -88,9 +88,9 @@ export function registerWebhooks(r: ConsoleRouter, ctx: AppContext): void {
       const row = await updateWebhook(ctx, c.server.id, cur.id, webhookInput({ ...c.body, stream: '' }));
       return redirectWith(c.reply, `/console/s/${c.server.id}/webhooks/${row.id}`, { notice: 'Webhook saved.' });
     } catch (err) {
-      const errors = webhookRefusal(err);
+      const error = webhookRefusal(err);
       c.reply.status(422);
-      return detailPage(ctx, c, cur, { form: { values: c.body, errors } });
+      return detailPage(ctx, c, cur, { form: { values: c.body, error } });
     }
   });
   r.action('/console/s/:sid/webhooks/:wid/test', async (c) => {
