@@ -51,6 +51,10 @@ describe('Mailpit API without credentials (MAILROOM_MAILPIT_OPEN_SERVER)', () =>
     assert.equal((await mp.searchMessages({ query: 'subject:other' })).messages.length, 0, "the other server's mail is not there");
     const info = await fetch(`${s.url}/mailpit/api/v1/info`);
     assert.equal(info.status, 200);
+    // A browser opening Mailpit's web UI path still goes to the console's inbox (its own sign-in).
+    const ui = await fetch(`${s.url}/mailpit/`, { headers: { accept: 'text/html,application/xhtml+xml' }, redirect: 'manual' });
+    assert.equal(ui.status, 302);
+    assert.equal(ui.headers.get('location'), '/console/inbox');
   });
 
   it("keeps credentials' own server, and refuses bad or Live credentials rather than falling back", async () => {
@@ -117,7 +121,8 @@ describe('MAILROOM_MAILPIT_OPEN_SERVER at start', () => {
         MAILROOM_SUBMISSION_PORT: 'off',
         MAILROOM_MAILPIT_OPEN_SERVER: server,
         MAILROOM_LOG_LEVEL: 'silent',
-      });
+        // A start under a shared machine's load (tsx, migrations) may take longer than the helper's default.
+      }, 120_000);
     } finally {
       await tdb.drop();
     }
