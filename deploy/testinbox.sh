@@ -1,14 +1,15 @@
 #!/bin/sh
-# The start of compose.yaml's testinbox service (docs/test-inbox.md). The development SMTP listener needs its
-# Sandbox server at start, the server needs the account, and the account is made by the first `serve`: so on
-# the first start one short `serve` without the listener makes the account (printing its tokens), then
-# `server add` makes "Test inbox" (printing its token, the Mailpit API's password, once). A marker beside the
-# database makes later starts go straight to `serve`.
+# The start of compose.yaml's testinbox service (docs/test-inbox.md). The development SMTP listener and
+# Mailpit's API without credentials (MAILROOM_MAILPIT_OPEN_SERVER) need their Sandbox server at start, the
+# server needs the account, and the account is made by the first `serve`: so on the first start one short
+# `serve` without either makes the account (printing its tokens), then `server add` makes "Test inbox"
+# (printing its token, a Mailpit API password, once). A marker beside the database makes later starts go
+# straight to `serve`.
 set -eu
 CLI=${TESTINBOX_CLI:-node dist/cli.js}
 MARK="$(dirname "$MAILROOM_DATABASE_URL")/.testinbox-ready"
 if [ ! -e "$MARK" ]; then
-  MAILROOM_DEV_SMTP_PORT= $CLI serve &
+  MAILROOM_DEV_SMTP_PORT= MAILROOM_MAILPIT_OPEN_SERVER= $CLI serve &
   pid=$!
   tries=0
   until node -e "fetch('http://127.0.0.1:' + (process.env.MAILROOM_PORT || 8080) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"; do

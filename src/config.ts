@@ -406,6 +406,7 @@ function readConfig(env: Env): Config {
     devSmtp: parseDevSmtp(env),
     releaseRelay: parseReleaseRelay(env),
     mailpitWebhookUrl: parseMailpitWebhook(env),
+    mailpitOpenServer: (env.MAILROOM_MAILPIT_OPEN_SERVER ?? '').trim() || null,
     databasePoolSize: int(env, 'MAILROOM_DATABASE_POOL_SIZE', 10, 1, 1000),
     sendQueueLimit: int(env, 'MAILROOM_SEND_QUEUE_LIMIT', 20_000, 1, 10_000_000),
     http: httpTimeouts(env),

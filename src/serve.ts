@@ -8,7 +8,8 @@ import type { App } from './http/types.js';
 import { startCaptureListener, type CaptureListener } from './smtp-listeners/capture-listener.js';
 import { startSubmissionListener, type SubmissionListener } from './smtp-listeners/submission-listener.js';
 import { startDevSmtpListener } from './smtp-listeners/dev-smtp-listener.js';
-import { DevServerRefused } from './domain/submission/dev-server.js';
+import { mailpitOpenServer } from './domain/mailpit/access.js';
+import { SandboxServerRefused } from './domain/servers/sandbox-server.js';
 import { startWorker, type WorkerHandle } from './worker.js';
 import { countUsers } from './domain/console-users/users.js';
 import { selfCommand } from './self-command.js';
@@ -114,13 +115,13 @@ export async function serve(config: Config, role: Role): Promise<void> {
     // background work starts, like HTTP.
     if (config.submission.port !== null || config.submission.tlsPort !== null) submission = await startSubmissionListener(ctx);
     // MAILROOM_DEV_SMTP_PORT: the credential-less listener; a server that is not Sandbox stops the start.
-    if (config.devSmtp) {
-      try {
-        devSmtp = await startDevSmtpListener(ctx);
-      } catch (err) {
-        if (err instanceof DevServerRefused) throw new ConfigError(err.variable, err.message);
-        throw err;
-      }
+    // MAILROOM_MAILPIT_OPEN_SERVER: Mailpit's API without credentials; likewise only for a Sandbox server.
+    try {
+      if (config.mailpitOpenServer !== null) await mailpitOpenServer(ctx, config.mailpitOpenServer);
+      if (config.devSmtp) devSmtp = await startDevSmtpListener(ctx);
+    } catch (err) {
+      if (err instanceof SandboxServerRefused) throw new ConfigError(err.variable, err.message);
+      throw err;
     }
     await app.listen({ host: config.host, port: config.port });
     const addr = app.server.address();

@@ -400,6 +400,11 @@ export const SETTINGS = {
     default: 'unset',
     description: 'each new Sandbox message\'s summary (Mailpit\'s message summary JSON) is POSTed here, as Mailpit\'s `MP_WEBHOOK_URL` does; queued with the message and retried with back-off',
   },
+  MAILROOM_MAILPIT_OPEN_SERVER: {
+    area: 'Test inbox',
+    default: 'unset (Basic authentication required)',
+    description: 'name or ID of a Sandbox server: a Mailpit API request (`/mailpit/...`) without an `Authorization` header is served as that server, as stock Mailpit serves its API without credentials, so a test suite configured for Mailpit changes only the host and port. Requests with credentials still select their own server. A Live, unknown or ambiguous server stops the start',
+  },
 } as const satisfies Record<`MAILROOM_${string}`, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;

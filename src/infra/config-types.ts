@@ -156,6 +156,8 @@ export interface Config {
   releaseRelay: ReleaseRelay | null;
   /** MAILROOM_MAILPIT_WEBHOOK_URL: each new Sandbox message's summary is POSTed here (domain/mailpit/webhook.ts). */
   mailpitWebhookUrl: string | null;
+  /** MAILROOM_MAILPIT_OPEN_SERVER: the Sandbox server (name or ID) Mailpit API requests without credentials are served as; null: Basic authentication required. */
+  mailpitOpenServer: string | null;
   /** PostgreSQL connections per process (MAILROOM_DATABASE_POOL_SIZE). */
   databasePoolSize: number;
   /** Messages of send requests waiting for their group commit (queued or being written) beyond which a send
