@@ -3,71 +3,14 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { ConfigError, type Env, HOSTNAME, setting } from './config-read.js';
 import { nearestName, unknownVariables } from './config-unknown.js';
 import { IpPoolsError, parseIpPools } from './domain/delivery/ip-pools/parse.js';
 import type { Config, DnsServer, InboundTls, IpPool, SmtpRelay, SmtpSlotLimits, SubmissionConfig } from './infra/config-types.js';
 import { SETTING_NAMES, type SettingName } from './settings.js';
 
+export { ConfigError } from './config-read.js';
 export type { Config, DnsServer, InboundTls, IpPool, Role, SmtpRelay, SmtpSlotLimits, SubmissionConfig } from './infra/config-types.js';
-
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable}: ${message}`);
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-function str(env: Env, name: SettingName, fallback: string): string {
-  const v = env[name];
-  return v === undefined || v === '' ? fallback : v;
-}
-
-function int(env: Env, name: SettingName, fallback: number, min: number, max: number): number {
-  const v = env[name];
-  if (v === undefined || v === '') return fallback;
-  if (!/^\d+$/.test(v)) throw new ConfigError(name, `expected a whole number, got ${JSON.stringify(v)}`);
-  const n = Number(v);
-  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
-
-/** `10.0.0.1, 10.1.0.0/16, ::1, fd00::/8`: each an IP address, or one with a prefix length that fits it. */
-function parseTrustedProxies(env: Env, name: SettingName = 'MAILROOM_TRUSTED_PROXIES'): string[] {
-  const v = env[name];
-  if (!v || !v.trim()) return [];
-  return v.split(',').map((raw) => {
-    const entry = raw.trim();
-    const slash = entry.indexOf('/');
-    const address = slash < 0 ? entry : entry.slice(0, slash);
-    const family = isIP(address);
-    const bits = slash < 0 ? null : entry.slice(slash + 1);
-    const max = family === 6 ? 128 : 32;
-    if (!family || (bits !== null && (!/^\d{1,3}$/.test(bits) || Number(bits) > max))) {
-      throw new ConfigError(name, `expected IP addresses or CIDR ranges separated by commas, got ${JSON.stringify(entry)}`);
-    }
-    return entry;
-  });
-}
-
-function bool(env: Env, name: SettingName, fallback: boolean): boolean {
-  const v = env[name];
-  if (v === undefined || v === '') return fallback;
-  if (/^(1|true|yes|on)$/i.test(v)) return true;
-  if (/^(0|false|no|off)$/i.test(v)) return false;
-  throw new ConfigError(name, `expected true or false, got ${JSON.stringify(v)}`);
-}
-
-const HOSTNAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
-
-function hostname(env: Env, name: SettingName, fallback: string): string {
-  const v = str(env, name, fallback).toLowerCase();
-  if (!HOSTNAME.test(v)) throw new ConfigError(name, `not a valid host name: ${JSON.stringify(v)}`);
-  return v;
-}
 
 function parseRelay(env: Env): SmtpRelay | null {
   const name = 'MAILROOM_SMTP_RELAY';
@@ -115,19 +58,8 @@ function parseDnsServers(env: Env): DnsServer[] | null {
   });
 }
 
-function parseUrl(env: Env, name: SettingName, fallback: string): string {
-  const v = str(env, name, fallback);
-  try {
-    const u = new URL(v);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
-  } catch {
-    throw new ConfigError(name, `expected an absolute http(s) URL, got ${JSON.stringify(v)}`);
-  }
-  return v.replace(/\/+$/, '');
-}
-
 function parseDatabaseUrl(env: Env): string {
-  const v = str(env, 'MAILROOM_DATABASE_URL', './data/mailroom.db');
+  const v = env.MAILROOM_DATABASE_URL || './data/mailroom.db';
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v) && !/^postgres(ql)?:\/\//i.test(v) && !/^file:\/\//i.test(v)) {
     throw new ConfigError('MAILROOM_DATABASE_URL', 'expected a file path (SQLite) or postgres://...');
   }
@@ -171,36 +103,28 @@ function parseInboundTls(env: Env, CERT: SettingName = 'MAILROOM_INBOUND_TLS_CER
 }
 
 function httpTimeouts(env: Env): Config['http'] {
-  const requestTimeoutMs = int(env, 'MAILROOM_HTTP_REQUEST_TIMEOUT_SECONDS', 60, 1, 3600) * 1000;
+  const requestTimeoutMs = setting(env, 'MAILROOM_HTTP_REQUEST_TIMEOUT_SECONDS') * 1000;
   // Node requires the headers timeout not to exceed the request timeout.
-  const headersTimeoutMs = Math.min(int(env, 'MAILROOM_HTTP_HEADERS_TIMEOUT_SECONDS', 10, 1, 3600) * 1000, requestTimeoutMs);
-  const idleTimeoutMs = int(env, 'MAILROOM_HTTP_IDLE_TIMEOUT_SECONDS', 5, 1, 3600) * 1000;
+  const headersTimeoutMs = Math.min(setting(env, 'MAILROOM_HTTP_HEADERS_TIMEOUT_SECONDS') * 1000, requestTimeoutMs);
+  const idleTimeoutMs = setting(env, 'MAILROOM_HTTP_IDLE_TIMEOUT_SECONDS') * 1000;
   return { requestTimeoutMs, headersTimeoutMs, idleTimeoutMs };
-}
-
-/** A port number, or null for `off` (the listener is not started). */
-function optionalPort(env: Env, name: SettingName, fallback: number | null): number | null {
-  const v = env[name];
-  if (v === undefined || v === '') return fallback;
-  if (/^(off|none|disabled)$/i.test(v)) return null;
-  return int(env, name, 0, 0, 65535);
 }
 
 function parseSubmission(env: Env): SubmissionConfig {
   const tls = parseInboundTls(env, 'MAILROOM_SUBMISSION_TLS_CERT', 'MAILROOM_SUBMISSION_TLS_KEY');
-  const tlsPort = optionalPort(env, 'MAILROOM_SUBMISSION_TLS_PORT', null);
+  const tlsPort = setting(env, 'MAILROOM_SUBMISSION_TLS_PORT');
   if (tlsPort !== null && !tls) throw new ConfigError('MAILROOM_SUBMISSION_TLS_PORT', 'needs MAILROOM_SUBMISSION_TLS_CERT and _KEY');
   return {
-    host: str(env, 'MAILROOM_SUBMISSION_HOST', '127.0.0.1'),
-    port: optionalPort(env, 'MAILROOM_SUBMISSION_PORT', 2587),
+    host: setting(env, 'MAILROOM_SUBMISSION_HOST'),
+    port: setting(env, 'MAILROOM_SUBMISSION_PORT'),
     tlsPort,
     tls,
-    allowInsecureAuth: bool(env, 'MAILROOM_SUBMISSION_ALLOW_INSECURE_AUTH', false),
+    allowInsecureAuth: setting(env, 'MAILROOM_SUBMISSION_ALLOW_INSECURE_AUTH'),
     slots: {
-      ...smtpSlots(env, 'MAILROOM_SUBMISSION', { maxPerClient: 50, idle: 300, session: 1800 }),
-      authMs: int(env, 'MAILROOM_SUBMISSION_AUTH_SECONDS', 30, 1, 3600) * 1000,
+      ...smtpSlots(env, 'MAILROOM_SUBMISSION'),
+      authMs: setting(env, 'MAILROOM_SUBMISSION_AUTH_SECONDS') * 1000,
     },
-    maxAuthFailures: int(env, 'MAILROOM_SUBMISSION_MAX_AUTH_FAILURES', 20, 0, 100_000),
+    maxAuthFailures: setting(env, 'MAILROOM_SUBMISSION_MAX_AUTH_FAILURES'),
   };
 }
 
@@ -216,10 +140,10 @@ function isLoopbackHost(host: string): boolean {
  * port can put mail in the server without a token.
  */
 function parseDevSmtp(env: Env): Config['devSmtp'] {
-  const port = optionalPort(env, 'MAILROOM_DEV_SMTP_PORT', null);
-  const host = str(env, 'MAILROOM_DEV_SMTP_HOST', '127.0.0.1');
-  const server = (env.MAILROOM_DEV_SMTP_SERVER ?? '').trim();
-  const allowRemote = bool(env, 'MAILROOM_DEV_SMTP_ALLOW_REMOTE', false);
+  const port = setting(env, 'MAILROOM_DEV_SMTP_PORT');
+  const host = setting(env, 'MAILROOM_DEV_SMTP_HOST');
+  const server = (setting(env, 'MAILROOM_DEV_SMTP_SERVER') ?? '').trim();
+  const allowRemote = setting(env, 'MAILROOM_DEV_SMTP_ALLOW_REMOTE');
   if (port === null) return null;
   if (!server) throw new ConfigError('MAILROOM_DEV_SMTP_SERVER', 'MAILROOM_DEV_SMTP_PORT is set: name the Sandbox server (its name or ID) that takes the mail');
   if (!isLoopbackHost(host) && !allowRemote) {
@@ -234,12 +158,12 @@ const ALLOWED_ENTRY = /^(?:[^\s@,]+@)?(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*$/i;
 /** MAILROOM_RELEASE_RELAY_HOST turns Mailpit's release on; the other MAILROOM_RELEASE_RELAY_* settings shape it. */
 function parseReleaseRelay(env: Env): Config['releaseRelay'] {
   // Every setting is read (and checked) even with no host: a mistake shows at start, not at the first release.
-  const host = (env.MAILROOM_RELEASE_RELAY_HOST ?? '').trim();
-  const user = env.MAILROOM_RELEASE_RELAY_USER ?? '';
-  const pass = env.MAILROOM_RELEASE_RELAY_PASSWORD ?? '';
-  const tls = str(env, 'MAILROOM_RELEASE_RELAY_TLS', 'starttls').toLowerCase();
-  if (tls !== 'starttls' && tls !== 'tls' && tls !== 'none') throw new ConfigError('MAILROOM_RELEASE_RELAY_TLS', `one of starttls, tls, none; got ${JSON.stringify(tls)}`);
-  const port = int(env, 'MAILROOM_RELEASE_RELAY_PORT', tls === 'tls' ? 465 : 587, 1, 65535);
+  const host = (setting(env, 'MAILROOM_RELEASE_RELAY_HOST') ?? '').trim();
+  const user = setting(env, 'MAILROOM_RELEASE_RELAY_USER') ?? '';
+  const pass = setting(env, 'MAILROOM_RELEASE_RELAY_PASSWORD') ?? '';
+  const tls = setting(env, 'MAILROOM_RELEASE_RELAY_TLS');
+  // Implicit TLS has its own port (RFC 8314 7.3).
+  const port = setting(env, 'MAILROOM_RELEASE_RELAY_PORT', tls === 'tls' ? 465 : 587);
   if ((user === '') !== (pass === '')) throw new ConfigError('MAILROOM_RELEASE_RELAY_USER', 'set both MAILROOM_RELEASE_RELAY_USER and MAILROOM_RELEASE_RELAY_PASSWORD, or neither');
   const allowed = (env.MAILROOM_RELEASE_RELAY_ALLOWED_RECIPIENTS ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean);
   for (const e of allowed) {
@@ -249,25 +173,12 @@ function parseReleaseRelay(env: Env): Config['releaseRelay'] {
   return { host, port, tls, ...(user ? { auth: { user, pass } } : {}), allowedRecipients: allowed };
 }
 
-function parseMailpitWebhook(env: Env): string | null {
-  const v = (env.MAILROOM_MAILPIT_WEBHOOK_URL ?? '').trim();
-  if (!v) return null;
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    throw new ConfigError('MAILROOM_MAILPIT_WEBHOOK_URL', 'expected an http:// or https:// URL');
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError('MAILROOM_MAILPIT_WEBHOOK_URL', `unsupported scheme ${u.protocol}`);
-  return v;
-}
-
 /** <prefix>_MAX_CLIENT_CONNECTIONS, _IDLE_SECONDS and _SESSION_SECONDS of an SMTP listener. */
-function smtpSlots(env: Env, prefix: 'MAILROOM_INBOUND_SMTP' | 'MAILROOM_SUBMISSION', d: { maxPerClient: number; idle: number; session: number }): SmtpSlotLimits {
+function smtpSlots(env: Env, prefix: 'MAILROOM_INBOUND_SMTP' | 'MAILROOM_SUBMISSION'): SmtpSlotLimits {
   return {
-    maxPerClient: int(env, `${prefix}_MAX_CLIENT_CONNECTIONS` as const, d.maxPerClient, 1, 100_000),
-    idleMs: int(env, `${prefix}_IDLE_SECONDS` as const, d.idle, 1, 86_400) * 1000,
-    sessionMs: int(env, `${prefix}_SESSION_SECONDS` as const, d.session, 1, 86_400) * 1000,
+    maxPerClient: setting(env, `${prefix}_MAX_CLIENT_CONNECTIONS`),
+    idleMs: setting(env, `${prefix}_IDLE_SECONDS`) * 1000,
+    sessionMs: setting(env, `${prefix}_SESSION_SECONDS`) * 1000,
     authMs: null,
   };
 }
@@ -307,7 +218,7 @@ function parseTlsCa(env: Env): Config['tlsCa'] {
  * the addresses besides the IP pools' and this host's own that count as mailroom's own sources. */
 function parseDmarc(env: Env, inboundDomain: string): Config['dmarc'] {
   const name = 'MAILROOM_DMARC_REPORT_ADDRESS';
-  const address = str(env, name, `dmarc@${inboundDomain}`).toLowerCase();
+  const address = (env[name] || `dmarc@${inboundDomain}`).toLowerCase();
   const at = address.lastIndexOf('@');
   const local = address.slice(0, at);
   const domain = address.slice(at + 1);
@@ -318,8 +229,8 @@ function parseDmarc(env: Env, inboundDomain: string): Config['dmarc'] {
   return {
     reportLocal: local,
     reportDomain: domain,
-    retentionDays: int(env, 'MAILROOM_DMARC_RETENTION_DAYS', 180, 7, 3650),
-    ownSources: parseTrustedProxies(env, 'MAILROOM_DMARC_OWN_SOURCES'),
+    retentionDays: setting(env, 'MAILROOM_DMARC_RETENTION_DAYS'),
+    ownSources: setting(env, 'MAILROOM_DMARC_OWN_SOURCES'),
   };
 }
 
@@ -331,8 +242,6 @@ function ipPools(env: Env): IpPool[] {
     throw err;
   }
 }
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /**
  * Reads the configuration; an unknown MAILROOM_* variable (a misspelling) stops the start naming the nearest
@@ -349,73 +258,67 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 function readConfig(env: Env): Config {
-  const returnPathDomain = hostname(env, 'MAILROOM_RETURN_PATH_DOMAIN', 'bounces.localhost');
-  const logLevel = str(env, 'MAILROOM_LOG_LEVEL', 'info');
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('MAILROOM_LOG_LEVEL', `one of ${LOG_LEVELS.join(', ')}`);
-  const token = (name: SettingName) => {
-    const v = env[name];
-    if (v === undefined || v === '') return null;
-    if (v.length < 16 || /\s/.test(v)) throw new ConfigError(name, 'a token needs at least 16 characters and no spaces');
-    return v;
-  };
+  const returnPathDomain = setting(env, 'MAILROOM_RETURN_PATH_DOMAIN');
   const secretKey = env.MAILROOM_SECRET_KEY ? env.MAILROOM_SECRET_KEY : null;
   if (secretKey !== null && secretKey.length < 32) throw new ConfigError('MAILROOM_SECRET_KEY', 'needs at least 32 characters');
-  const port = int(env, 'MAILROOM_PORT', 8080, 0, 65535);
-  const inboundDomain = hostname(env, 'MAILROOM_INBOUND_DOMAIN', `inbound.${returnPathDomain}`);
+  const port = setting(env, 'MAILROOM_PORT');
+  const inboundDomain = setting(env, 'MAILROOM_INBOUND_DOMAIN', `inbound.${returnPathDomain}`);
   // Clients whose URL scheme is fixed to https (Symfony's Postmark bridge, which Laravel uses) reach the API
   // without a TLS proxy in front; the certificate is checked at start like the SMTP listeners' ones.
   const httpTls = parseInboundTls(env, 'MAILROOM_HTTP_TLS_CERT', 'MAILROOM_HTTP_TLS_KEY');
   return {
-    host: str(env, 'MAILROOM_HOST', '127.0.0.1'),
+    host: setting(env, 'MAILROOM_HOST'),
     port,
     databaseUrl: parseDatabaseUrl(env),
     // The links in mail and the console address printed at first start follow the port the API listens on;
     // port 0 (any free port) is known only once bound, so it keeps 8080 there (set MAILROOM_PUBLIC_URL).
-    publicUrl: parseUrl(env, 'MAILROOM_PUBLIC_URL', `${httpTls ? 'https' : 'http'}://localhost:${port === 0 ? 8080 : port}`),
+    publicUrl: setting(env, 'MAILROOM_PUBLIC_URL', `${httpTls ? 'https' : 'http'}://localhost:${port === 0 ? 8080 : port}`).replace(/\/+$/, ''),
     smtpRelay: parseRelay(env),
     captureDir: parseCaptureDir(env),
-    mxPort: int(env, 'MAILROOM_MX_PORT', 25, 1, 65535),
-    inboundSmtpHost: str(env, 'MAILROOM_INBOUND_SMTP_HOST', '127.0.0.1'),
-    inboundSmtpPort: int(env, 'MAILROOM_INBOUND_SMTP_PORT', 2525, 0, 65535),
+    // Not settings: the port of MX delivery is SMTP's 25 (RFC 5321) and MTA-STS's is 443 (RFC 8461 3.3); only
+    // tests, pointing delivery at loopback servers, override them on the Config they build.
+    mxPort: 25,
+    inboundSmtpHost: setting(env, 'MAILROOM_INBOUND_SMTP_HOST'),
+    inboundSmtpPort: setting(env, 'MAILROOM_INBOUND_SMTP_PORT'),
     inboundTls: parseInboundTls(env),
-    inboundSlots: smtpSlots(env, 'MAILROOM_INBOUND_SMTP', { maxPerClient: 10, idle: 120, session: 600 }),
+    inboundSlots: smtpSlots(env, 'MAILROOM_INBOUND_SMTP'),
     inboundDomain,
-    inboundMaxMessageBytes: int(env, 'MAILROOM_INBOUND_MAX_MESSAGE_BYTES', 10 * 1024 * 1024, 65_536, 100 * 1024 * 1024),
-    parseThreads: int(env, 'MAILROOM_PARSE_THREADS', 0, 0, 256),
-    parseQueue: int(env, 'MAILROOM_PARSE_QUEUE', 256, 0, 100_000),
-    parseThreadTasks: int(env, 'MAILROOM_PARSE_THREAD_TASKS', 16, 1, 256),
+    inboundMaxMessageBytes: setting(env, 'MAILROOM_INBOUND_MAX_MESSAGE_BYTES'),
+    parseThreads: setting(env, 'MAILROOM_PARSE_THREADS'),
+    parseQueue: setting(env, 'MAILROOM_PARSE_QUEUE'),
+    parseThreadTasks: setting(env, 'MAILROOM_PARSE_THREAD_TASKS'),
     spamd: parseSpamd(env),
     dnsServers: parseDnsServers(env),
     returnPathDomain,
-    spfInclude: hostname(env, 'MAILROOM_SPF_INCLUDE', `spf.${returnPathDomain}`),
-    webhookAllowPrivate: bool(env, 'MAILROOM_WEBHOOK_ALLOW_PRIVATE', false),
-    trustedProxies: parseTrustedProxies(env),
-    accountToken: token('MAILROOM_ACCOUNT_TOKEN'),
-    serverToken: token('MAILROOM_SERVER_TOKEN'),
-    logLevel,
+    spfInclude: setting(env, 'MAILROOM_SPF_INCLUDE', `spf.${returnPathDomain}`),
+    webhookAllowPrivate: setting(env, 'MAILROOM_WEBHOOK_ALLOW_PRIVATE'),
+    trustedProxies: setting(env, 'MAILROOM_TRUSTED_PROXIES'),
+    accountToken: setting(env, 'MAILROOM_ACCOUNT_TOKEN'),
+    serverToken: setting(env, 'MAILROOM_SERVER_TOKEN'),
+    logLevel: setting(env, 'MAILROOM_LOG_LEVEL'),
     secretKey,
-    deliveryConcurrency: int(env, 'MAILROOM_DELIVERY_CONCURRENCY', 64, 1, 10000),
-    deliveryDomainConcurrency: int(env, 'MAILROOM_DELIVERY_DOMAIN_CONCURRENCY', 16, 1, 10000),
-    destMaxConnections: int(env, 'MAILROOM_DEST_MAX_CONNECTIONS', 10, 1, 10000),
-    destMaxRatePerMinute: int(env, 'MAILROOM_DEST_MAX_RATE', 0, 0, 1_000_000),
-    deliveryMaxAgeHours: int(env, 'MAILROOM_DELIVERY_MAX_AGE_HOURS', 72, 1, 24 * 30),
-    ehloName: env.MAILROOM_EHLO_NAME || null,
-    deliveryLeaseMs: int(env, 'MAILROOM_DELIVERY_LEASE_SECONDS', 30, 1, 86_400) * 1000,
-    dataRemovalBatch: int(env, 'MAILROOM_DATA_REMOVAL_BATCH', 500, 1, 100_000),
-    bounceTestingDomain: env.MAILROOM_BOUNCE_TESTING_DOMAIN ? hostname(env, 'MAILROOM_BOUNCE_TESTING_DOMAIN', '') : null,
+    deliveryConcurrency: setting(env, 'MAILROOM_DELIVERY_CONCURRENCY'),
+    deliveryDomainConcurrency: setting(env, 'MAILROOM_DELIVERY_DOMAIN_CONCURRENCY'),
+    destMaxConnections: setting(env, 'MAILROOM_DEST_MAX_CONNECTIONS'),
+    destMaxRatePerMinute: setting(env, 'MAILROOM_DEST_MAX_RATE'),
+    deliveryMaxAgeHours: setting(env, 'MAILROOM_DELIVERY_MAX_AGE_HOURS'),
+    ehloName: setting(env, 'MAILROOM_EHLO_NAME'),
+    deliveryLeaseMs: setting(env, 'MAILROOM_DELIVERY_LEASE_SECONDS') * 1000,
+    dataRemovalBatch: setting(env, 'MAILROOM_DATA_REMOVAL_BATCH'),
+    bounceTestingDomain: setting(env, 'MAILROOM_BOUNCE_TESTING_DOMAIN'),
     devSmtp: parseDevSmtp(env),
     releaseRelay: parseReleaseRelay(env),
-    mailpitWebhookUrl: parseMailpitWebhook(env),
+    mailpitWebhookUrl: setting(env, 'MAILROOM_MAILPIT_WEBHOOK_URL'),
     mailpitOpenServer: (env.MAILROOM_MAILPIT_OPEN_SERVER ?? '').trim() || null,
-    databasePoolSize: int(env, 'MAILROOM_DATABASE_POOL_SIZE', 10, 1, 1000),
-    sendQueueLimit: int(env, 'MAILROOM_SEND_QUEUE_LIMIT', 20_000, 1, 10_000_000),
+    databasePoolSize: setting(env, 'MAILROOM_DATABASE_POOL_SIZE'),
+    sendQueueLimit: setting(env, 'MAILROOM_SEND_QUEUE_LIMIT'),
     http: httpTimeouts(env),
     httpTls,
-    shutdownTimeoutMs: int(env, 'MAILROOM_SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 3600) * 1000,
-    metricsToken: token('MAILROOM_METRICS_TOKEN'),
+    shutdownTimeoutMs: setting(env, 'MAILROOM_SHUTDOWN_TIMEOUT_SECONDS') * 1000,
+    metricsToken: setting(env, 'MAILROOM_METRICS_TOKEN'),
     submission: parseSubmission(env),
     tlsCa: parseTlsCa(env),
-    mtaStsPort: int(env, 'MAILROOM_MTA_STS_PORT', 443, 1, 65535),
+    mtaStsPort: 443,
     ipPools: ipPools(env),
     dmarc: parseDmarc(env, inboundDomain),
   };

@@ -36,12 +36,11 @@ const DEFAULT_PORTS: Array<[string, number]> = [
 
 /**
  * The MAILROOM_*PORT variable set to `port`, for naming it; else the listener whose default it is (a busy 2525
- * is the inbound SMTP listener's, not the HTTP port's). MAILROOM_MX_PORT and MAILROOM_MTA_STS_PORT are
- * ports mailroom connects to, never listens on.
+ * is the inbound SMTP listener's, not the HTTP port's).
  */
 function portVariable(port: number | undefined, env: Record<string, string | undefined>): string {
   for (const [k, v] of Object.entries(env)) {
-    if (/^MAILROOM_\w*PORT$/.test(k) && k !== 'MAILROOM_MX_PORT' && k !== 'MAILROOM_MTA_STS_PORT' && v !== undefined && Number(v) === port) return k;
+    if (/^MAILROOM_\w*PORT$/.test(k) && v !== undefined && Number(v) === port) return k;
   }
   for (const [k, d] of DEFAULT_PORTS) if (d === port && env[k] === undefined) return k;
   return 'MAILROOM_PORT';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { SETTING_NAMES, SETTINGS } from '../src/settings.js';
+import { SETTING_NAMES, SETTINGS, type Setting } from '../src/settings.js';
 import { SETTINGS_PAGE, withSettings } from '../scripts/settings-readme.js';
 
 /** The MAILROOM_* names loadConfig looks up in `env`. */
@@ -54,6 +54,39 @@ describe('settings declared once', () => {
         areas.push(s.area);
       }
     }
+  });
+
+  it('each kind\'s default is the one the README states, and a value outside the kind stops the start naming the setting', () => {
+    const refuses = (name: string, value: string, why: RegExp) =>
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (e: unknown) => e instanceof ConfigError && e.variable === name && why.test(e.message),
+        `${name}=${value}`,
+      );
+    let checked = 0;
+    for (const [name, s] of Object.entries(SETTINGS) as Array<[string, Setting]>) {
+      const kind = s.kind;
+      if (!kind) continue;
+      checked++;
+      if ('fallback' in kind && kind.fallback !== undefined) {
+        const shown = kind.fallback === null ? 'unset' : String(kind.fallback);
+        assert.ok(s.default.startsWith(shown), `${name}: the table's fallback ${shown} is not its README default ${s.default}`);
+      }
+      if (kind.type === 'int') {
+        refuses(name, 'lots', /expected a whole number, got "lots"/);
+        refuses(name, '-1', /expected a whole number/);
+        refuses(name, String(kind.max + 1), new RegExp(`must be between ${kind.min} and ${kind.max}, got ${kind.max + 1}`));
+        if (kind.min > 0) refuses(name, String(kind.min - 1), /must be between/);
+      }
+      if (kind.type === 'port-or-off') refuses(name, '65536', /must be between 0 and 65535/);
+      if (kind.type === 'bool') refuses(name, 'perhaps', /expected true or false, got "perhaps"/);
+      if (kind.type === 'enum') refuses(name, 'loud', new RegExp(`one of ${kind.values.join(', ')}; got "loud"`));
+      if (kind.type === 'hostname') refuses(name, 'bad domain', /not a valid host name/);
+      if (kind.type === 'url') refuses(name, 'ftp://x', /expected an absolute http\(s\) URL/);
+      if (kind.type === 'token') refuses(name, 'short', /at least 16 characters/);
+      if (kind.type === 'ip-list') refuses(name, '10.0.0.0/33', /expected IP addresses or CIDR ranges/);
+    }
+    assert.ok(checked >= 50, `only ${checked} settings have a kind`);
   });
 
   it('the settings table of docs/settings.md is current (npm run settings:readme rewrites it)', () => {

@@ -48,6 +48,14 @@ describe('configuration', () => {
     }
   });
 
+  it('the delivery ports are fixed, not settings: 25 for MX (tests override the Config)', () => {
+    assert.throws(() => loadConfig({ MAILROOM_MX_PORT: '2525' }), (e: unknown) => e instanceof ConfigError && e.variable === 'MAILROOM_MX_PORT');
+  });
+
+  it('reads enum settings without regard to case', () => {
+    assert.equal(loadConfig({ MAILROOM_LOG_LEVEL: 'WARN' }).logLevel, 'warn');
+  });
+
   it('reads MAILROOM_TRUSTED_PROXIES as addresses and CIDR ranges, none by default', () => {
     assert.deepEqual(loadConfig({}).trustedProxies, []);
     assert.deepEqual(loadConfig({ MAILROOM_TRUSTED_PROXIES: ' 127.0.0.1, 10.0.0.0/8,::1, fd00::/8 ' }).trustedProxies, ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8']);

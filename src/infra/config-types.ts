@@ -96,6 +96,7 @@ export interface Config {
   smtpRelay: SmtpRelay | null;
   /** MAILROOM_CAPTURE_DIR: deliver everything to a local capture writing .eml files here (smtp-listeners/capture-listener.ts). */
   captureDir: string | null;
+  /** Port of direct MX delivery: 25, fixed by SMTP; tests override it on the Config to reach a loopback sink. */
   mxPort: number;
   inboundSmtpHost: string;
   inboundSmtpPort: number;
@@ -177,7 +178,7 @@ export interface Config {
   submission: SubmissionConfig;
   /** MAILROOM_TLS_CA_FILE: extra CA certificates (PEM) trusted for outbound TLS, besides Node's bundled roots. */
   tlsCa: { path: string; pem: string } | null;
-  /** MAILROOM_MTA_STS_PORT: HTTPS port of MTA-STS policy hosts; 443 (RFC 8461 3.3) except in tests on loopback. */
+  /** HTTPS port of MTA-STS policy hosts: 443 (RFC 8461 3.3); tests override it on the Config to reach a loopback server. */
   mtaStsPort: number;
   /** MAILROOM_IP_POOLS: named source addresses (and EHLO names) for delivery; [] = the OS chooses. */
   ipPools: IpPool[];

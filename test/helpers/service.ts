@@ -58,19 +58,25 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Database options over the test database's (e.g. readLimitMs). */
   dbOptions?: DbOptions;
+  /** Config fields set over what loadConfig reads from `env`: the fixed ports (mxPort 25, mtaStsPort 443)
+   * that delivery tests point at loopback servers are not settings, so they come in here. */
+  config?: Partial<Config>;
 }
 
 export async function startService(o: ServiceOptions = {}): Promise<TestService> {
   const tdb = await createTestDatabase({ migrated: true });
-  const config = loadConfig({
-    MAILROOM_DATABASE_URL: tdb.url,
-    MAILROOM_PORT: '0',
-    MAILROOM_LOG_LEVEL: process.env.MAILROOM_TEST_LOG_LEVEL ?? 'silent',
-    MAILROOM_ACCOUNT_TOKEN: ACCOUNT_TOKEN,
-    MAILROOM_SERVER_TOKEN: SERVER_TOKEN,
-    MAILROOM_INBOUND_SMTP_PORT: '0',
-    ...o.env,
-  });
+  const config: Config = {
+    ...loadConfig({
+      MAILROOM_DATABASE_URL: tdb.url,
+      MAILROOM_PORT: '0',
+      MAILROOM_LOG_LEVEL: process.env.MAILROOM_TEST_LOG_LEVEL ?? 'silent',
+      MAILROOM_ACCOUNT_TOKEN: ACCOUNT_TOKEN,
+      MAILROOM_SERVER_TOKEN: SERVER_TOKEN,
+      MAILROOM_INBOUND_SMTP_PORT: '0',
+      ...o.env,
+    }),
+    ...o.config,
+  };
   const clock = new TestClock();
   const ctx = createContext(config, {
     clock,

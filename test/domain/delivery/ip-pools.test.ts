@@ -67,7 +67,7 @@ describe('IP pools', () => {
     dns = await startDnsServer();
     dns.set('dest.example', [{ type: 'MX', exchange: 'mx.dest.example', priority: 10 }]);
     dns.set('mx.dest.example', [{ type: 'A', address: '127.0.0.1' }]);
-    s = await startService({ env: { MAILROOM_DNS_SERVERS: dns.address, MAILROOM_MX_PORT: String(sink.port), MAILROOM_IP_POOLS: POOLS } });
+    s = await startService({ env: { MAILROOM_DNS_SERVERS: dns.address, MAILROOM_IP_POOLS: POOLS }, config: { mxPort: sink.port } });
     defaultEhlo = deliveryOptions(s.config).ehloName;
     await addConfirmedSender(s, FROM);
     // Server X on pool A (named in another case: names match without regard to case).

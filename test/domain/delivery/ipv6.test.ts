@@ -49,7 +49,7 @@ describe('delivery over IPv6', { skip: skip ?? false }, () => {
     ]);
     dns.set('mx1.v6first.example', [{ type: 'AAAA', address: '::1' }]);
     dns.set('mx2.v6first.example', [{ type: 'A', address: '127.0.0.7' }]);
-    s = await startService({ env: { MAILROOM_DNS_SERVERS: dns.address, MAILROOM_MX_PORT: String(v6.port) } });
+    s = await startService({ env: { MAILROOM_DNS_SERVERS: dns.address }, config: { mxPort: v6.port } });
     await addConfirmedSender(s, FROM);
   });
   after(async () => {

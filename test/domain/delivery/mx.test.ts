@@ -29,7 +29,7 @@ describe('delivery to MX hosts', () => {
     dns.set('mx2.dest.example', [{ type: 'A', address: '127.0.0.1' }]);
     dns.set('nomx.example', [{ type: 'A', address: '127.0.0.1' }]);
     dns.set('nullmx.example', [{ type: 'MX', exchange: '', priority: 0 }]);
-    s = await startService({ env: { MAILROOM_DNS_SERVERS: dns.address, MAILROOM_MX_PORT: String(sink.port), MAILROOM_DELIVERY_MAX_AGE_HOURS: '72' } });
+    s = await startService({ env: { MAILROOM_DNS_SERVERS: dns.address, MAILROOM_DELIVERY_MAX_AGE_HOURS: '72' }, config: { mxPort: sink.port } });
     await addConfirmedSender(s, FROM);
   });
   after(async () => {

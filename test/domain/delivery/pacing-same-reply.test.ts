@@ -38,7 +38,7 @@ describe('the same deferral for many recipients of one destination', () => {
       dns.set(`mx.${d}`, [{ type: 'A', address: '127.0.0.1' }]);
     }
     // One connection to a destination at once: its jobs go one after the other, so the count is exact.
-    s = await startService({ env: { MAILROOM_DNS_SERVERS: dns.address, MAILROOM_MX_PORT: String(mx.port), MAILROOM_DEST_MAX_CONNECTIONS: '1' } });
+    s = await startService({ env: { MAILROOM_DNS_SERVERS: dns.address, MAILROOM_DEST_MAX_CONNECTIONS: '1' }, config: { mxPort: mx.port } });
     await addConfirmedSender(s, FROM);
     s.clock.freeze();
   });

@@ -22,7 +22,7 @@ describe('pacing per destination', () => {
   let b: ThrottlingPeer;
   let c: ThrottlingPeer;
   before(async () => {
-    // Three MX hosts on one port (MAILROOM_MX_PORT is one for all), on three loopback addresses.
+    // Three MX hosts on one port (the MX port is one for all), on three loopback addresses.
     a = await startThrottlingPeer('127.0.0.4');
     b = await startThrottlingPeer('127.0.0.5', a.port);
     c = await startThrottlingPeer('127.0.0.6', a.port);
@@ -31,7 +31,7 @@ describe('pacing per destination', () => {
       dns.set(d, [{ type: 'MX', exchange: `mx.${d}`, priority: 10 }]);
       dns.set(`mx.${d}`, [{ type: 'A', address: ip }]);
     }
-    s = await startService({ env: { MAILROOM_DNS_SERVERS: dns.address, MAILROOM_MX_PORT: String(a.port), MAILROOM_DEST_MAX_CONNECTIONS: '2' } });
+    s = await startService({ env: { MAILROOM_DNS_SERVERS: dns.address, MAILROOM_DEST_MAX_CONNECTIONS: '2' }, config: { mxPort: a.port } });
     await addConfirmedSender(s, FROM);
   });
   after(async () => {

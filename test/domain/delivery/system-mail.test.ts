@@ -39,7 +39,7 @@ describe('system mail', () => {
   it('goes to the MX of the recipient domain and throws when refused', async () => {
     dns.set('example.com', [{ type: 'MX', exchange: 'mx.example.com', priority: 10 }]);
     dns.set('mx.example.com', [{ type: 'A', address: '127.0.0.1' }]);
-    const s = await startService({ env: { MAILROOM_DNS_SERVERS: dns.address, MAILROOM_MX_PORT: String(sink.port) } });
+    const s = await startService({ env: { MAILROOM_DNS_SERVERS: dns.address }, config: { mxPort: sink.port } });
     try {
       const before = sink.messages.length;
       await sendSystemMail(s.ctx, { to: 'a@example.com', subject: 'Hi', text: 'x' });

@@ -1,6 +1,6 @@
 // Outbound TLS policy end to end: MTA-STS (RFC 8461) found through the loopback DNS server, the policy served
 // over HTTPS by a loopback server with the test CA's certificate, and MX hosts played by smtp-server on
-// loopback addresses (127.0.0.1-3, one port: MAILROOM_MX_PORT is shared) with a certificate from the test CA,
+// loopback addresses (127.0.0.1-3, one port: the MX port is shared) with a certificate from the test CA,
 // a self-signed one, or no STARTTLS at all. What a sender sees: delivered or deferred with a 4.7.x reason,
 // the TLS of each attempt in the message's events, and TLS-RPT-style counts in status and the metrics.
 import assert from 'node:assert/strict';
@@ -100,10 +100,9 @@ describe('outbound TLS policy: MTA-STS and opportunistic STARTTLS', () => {
     s = await startService({
       env: {
         MAILROOM_DNS_SERVERS: dns.address,
-        MAILROOM_MX_PORT: String(port),
-        MAILROOM_MTA_STS_PORT: String((https.address() as AddressInfo).port),
         MAILROOM_TLS_CA_FILE: fixture('test-ca.crt'),
       },
+      config: { mxPort: port, mtaStsPort: (https.address() as AddressInfo).port },
     });
     await addConfirmedSender(s, FROM);
   });

@@ -55,10 +55,11 @@ describe('outbound TLS settings', () => {
   it('reads MAILROOM_TLS_CA_FILE at start and refuses a missing file or one that is not a certificate', () => {
     const ca = fileURLToPath(new URL('../../fixtures/tls/test-ca.crt', import.meta.url));
     const key = fileURLToPath(new URL('../../fixtures/tls/test-ca.key', import.meta.url));
-    const c = loadConfig({ MAILROOM_TLS_CA_FILE: ca, MAILROOM_MTA_STS_PORT: '8443' });
+    const c = loadConfig({ MAILROOM_TLS_CA_FILE: ca });
     assert.match(c.tlsCa!.pem, /BEGIN CERTIFICATE/);
-    assert.equal(c.mtaStsPort, 8443);
-    assert.equal(loadConfig({}).mtaStsPort, 443);
+    // RFC 8461 3.3 fixes the policy host's port: it is not a setting, and a variable naming it is refused.
+    assert.equal(c.mtaStsPort, 443);
+    assert.throws(() => loadConfig({ MAILROOM_MTA_STS_PORT: '8443' }), (e: unknown) => e instanceof ConfigError && e.variable === 'MAILROOM_MTA_STS_PORT');
     assert.equal(loadConfig({}).tlsCa, null);
     assert.throws(() => loadConfig({ MAILROOM_TLS_CA_FILE: '/nonexistent/ca.pem' }), (e: unknown) => e instanceof ConfigError && /MAILROOM_TLS_CA_FILE: cannot read/.test(e.message));
     assert.throws(() => loadConfig({ MAILROOM_TLS_CA_FILE: key }), /MAILROOM_TLS_CA_FILE: .* is not a PEM certificate/);

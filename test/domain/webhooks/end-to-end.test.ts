@@ -21,7 +21,7 @@ describe('webhooks end to end (real send, real SMTP)', () => {
     rx = await startWebhookReceiver();
     dns.set('dest.example', [{ type: 'MX', exchange: 'mx.dest.example', priority: 10 }]);
     dns.set('mx.dest.example', [{ type: 'A', address: '127.0.0.1' }]);
-    s = await startService({ env: { MAILROOM_DNS_SERVERS: dns.address, MAILROOM_MX_PORT: String(sink.port), MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    s = await startService({ env: { MAILROOM_DNS_SERVERS: dns.address, MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true' }, config: { mxPort: sink.port } });
     await addConfirmedSender(s, 'sender@example.com');
   });
   after(async () => {

@@ -1,6 +1,6 @@
 // The MTA-STS policy delivery applies to a recipient domain (RFC 8461 5): found through the app's resolver
-// (MAILROOM_DNS_SERVERS), fetched over HTTPS (port MAILROOM_MTA_STS_PORT, trusting MAILROOM_TLS_CA_FILE as
-// well as the bundled roots) and cached in the database per its max_age (cache.ts).
+// (MAILROOM_DNS_SERVERS), fetched over HTTPS (port 443 per RFC 8461 3.3, config.mtaStsPort; trusting
+// MAILROOM_TLS_CA_FILE as well as the bundled roots) and cached in the database per its max_age (cache.ts).
 import type { AppContext } from '../../app-context.js';
 import { policyFor } from './cache.js';
 import { mxMatches, type StsMode, type StsPolicy } from './policy.js';
