@@ -61,8 +61,12 @@ describe('large JSON bodies', () => {
   });
 
   it('accepts a large bulk request whole, its keys in any case', async () => {
-    const n = 60_000;
-    const raw = JSON.stringify({ from: 'news@example.com', messagestream: 'broadcast', Subject: 'Hi {{name}}', TextBody: 'Hello {{name}}', Messages: entries(n) });
+    // Few entries with large models: the body is past the thread threshold many times over, while the bulk
+    // job it starts (run by this service's worker, on its event loop) stays small enough not to load the
+    // machine under the /healthz tests below.
+    const n = 6_000;
+    const note = 'a garden note '.repeat(60);
+    const raw = JSON.stringify({ from: 'news@example.com', messagestream: 'broadcast', Subject: 'Hi {{name}}', TextBody: 'Hello {{name}}', Messages: entries(n).map((e) => ({ ...e, TemplateModel: { ...e.TemplateModel, note } })) });
     assert.ok(raw.length > 4 * 1024 * 1024);
     const res = await s.request('POST', '/email/bulk', { raw });
     assert.equal(res.status, 200, res.text);
