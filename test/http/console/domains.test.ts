@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { escape } from '../../../src/http/console/html.js';
 import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server.js';
 import { startService, type TestService } from '../../helpers/service.js';
-import { ADMIN, addUsers, ConsoleClient, VIEWER } from './helpers.js';
+import { ConsoleClient, followFlash, signedInPair } from './helpers.js';
 
 const RP = 'bounces.mailroom.test';
 const SPF = 'spf.mailroom.test';
@@ -30,27 +30,14 @@ describe('console: domains and their DNS records', () => {
   before(async () => {
     dns = await startDnsServer();
     s = await startService({ env: { MAILROOM_DNS_SERVERS: dns.address, MAILROOM_RETURN_PATH_DOMAIN: RP, MAILROOM_SPF_INCLUDE: SPF } });
-    await addUsers(s);
-    admin = new ConsoleClient(s);
-    await admin.signIn(ADMIN);
-    viewer = new ConsoleClient(s);
-    await viewer.signIn(VIEWER);
+    ({ admin, viewer } = await signedInPair(s));
   });
   after(async () => {
     await s.close();
     await dns.close();
   });
 
-  const follow = async (c: ConsoleClient, r: { location: string | null; headers: Headers }) => {
-    const flash = /mailroom_flash=[^;]*/.exec(r.headers.get('set-cookie') ?? '')?.[0];
-    const saved = c.cookie;
-    c.cookie = flash ? `${saved}; ${flash}` : saved;
-    try {
-      return await c.get(r.location!);
-    } finally {
-      c.cookie = saved;
-    }
-  };
+  const follow = followFlash;
   const api = (method: string, path: string, body?: unknown) => s.request(method, path, { accountToken: s.accountToken, body });
   const besideField = (text: string, fieldId: string) =>
     new RegExp(`<input id="${fieldId}"[^>]*aria-invalid="true"[^>]*>[\\s\\S]{0,400}?<p class="field-error" id="${fieldId}-error" role="alert">([^<]*)</p>`).exec(text)?.[1];

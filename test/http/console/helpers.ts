@@ -47,3 +47,25 @@ export class ConsoleClient {
     return r;
   }
 }
+
+/** The two users added, each signed in on a client of their own. */
+export async function signedInPair(s: TestService): Promise<{ admin: ConsoleClient; viewer: ConsoleClient }> {
+  await addUsers(s);
+  const admin = new ConsoleClient(s);
+  const viewer = new ConsoleClient(s);
+  await admin.signIn(ADMIN);
+  await viewer.signIn(VIEWER);
+  return { admin, viewer };
+}
+
+/** The page an action redirected to, with the one-time message it carried in its flash cookie. */
+export async function followFlash(c: ConsoleClient, r: { location: string | null; headers: Headers }): Promise<Answer> {
+  const flash = /mailroom_flash=[^;]*/.exec(r.headers.get('set-cookie') ?? '')?.[0];
+  const saved = c.cookie;
+  c.cookie = flash ? `${saved}; ${flash}` : saved;
+  try {
+    return await c.get(r.location!);
+  } finally {
+    c.cookie = saved;
+  }
+}

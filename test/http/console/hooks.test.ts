@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startService, type TestService } from '../../helpers/service.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
-import { ADMIN, addUsers, ConsoleClient, VIEWER } from './helpers.js';
+import { addUsers, ADMIN, ConsoleClient, signedInPair } from './helpers.js';
 
 describe('console: webhooks', () => {
   let s: TestService;
@@ -22,11 +22,7 @@ describe('console: webhooks', () => {
 
   before(async () => {
     s = await startService({ env: { MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true' } });
-    await addUsers(s);
-    admin = new ConsoleClient(s);
-    viewer = new ConsoleClient(s);
-    await admin.signIn(ADMIN);
-    await viewer.signIn(VIEWER);
+    ({ admin, viewer } = await signedInPair(s));
     hooks = await startWebhookReceiver();
     // A receiver answering a megabyte: the page shows only the first bytes.
     big = http.createServer((req, res) => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startService, type TestService } from '../../helpers/service.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
-import { ADMIN, addUsers, ConsoleClient, VIEWER } from './helpers.js';
+import { ConsoleClient, signedInPair } from './helpers.js';
 
 describe('console: inbound settings', () => {
   let s: TestService;
@@ -17,11 +17,7 @@ describe('console: inbound settings', () => {
 
   before(async () => {
     s = await startService({ env: { MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true' } });
-    await addUsers(s);
-    admin = new ConsoleClient(s);
-    viewer = new ConsoleClient(s);
-    await admin.signIn(ADMIN);
-    await viewer.signIn(VIEWER);
+    ({ admin, viewer } = await signedInPair(s));
     hooks = await startWebhookReceiver();
   });
   after(async () => {

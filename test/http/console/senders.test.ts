@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { escape } from '../../../src/http/console/html.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
-import { ADMIN, addUsers, ConsoleClient, VIEWER } from './helpers.js';
+import { ConsoleClient, followFlash, signedInPair } from './helpers.js';
 
 const HOSTILE = `"><script>alert(1)</script><img src=x onerror=alert(2)>`;
 
@@ -19,25 +19,11 @@ describe('console: sender signatures', () => {
   let viewer: ConsoleClient;
   before(async () => {
     s = await startService();
-    await addUsers(s);
-    admin = new ConsoleClient(s);
-    await admin.signIn(ADMIN);
-    viewer = new ConsoleClient(s);
-    await viewer.signIn(VIEWER);
+    ({ admin, viewer } = await signedInPair(s));
   });
   after(async () => s.close());
 
-  /** The page an action redirected to, with the one-time message it carried in its flash cookie. */
-  const follow = async (c: ConsoleClient, r: { location: string | null; headers: Headers }) => {
-    const flash = /mailroom_flash=[^;]*/.exec(r.headers.get('set-cookie') ?? '')?.[0];
-    const saved = c.cookie;
-    c.cookie = flash ? `${saved}; ${flash}` : saved;
-    try {
-      return await c.get(r.location!);
-    } finally {
-      c.cookie = saved;
-    }
-  };
+  const follow = followFlash;
   const sigs = () => s.ctx.db.selectFrom('sender_signatures').selectAll().orderBy('id').execute();
   /** What the API answers to the same POST /senders body. */
   const apiMessage = async (body: Record<string, string>) => {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startService, type TestService } from '../../helpers/service.js';
-import { ADMIN, addUsers, ConsoleClient, VIEWER } from './helpers.js';
+import { ConsoleClient, signedInPair } from './helpers.js';
 
 /** The message shown under the form field `name` (whose control is marked invalid and described by it), or undefined. */
 const besideField = (text: string, name: string) => {
@@ -44,11 +44,7 @@ describe('console servers', () => {
   const api = (method: string, path: string, body?: unknown) => s.request(method, path, { accountToken: s.accountToken, body });
   before(async () => {
     s = await startService();
-    await addUsers(s);
-    admin = new ConsoleClient(s);
-    await admin.signIn(ADMIN);
-    viewer = new ConsoleClient(s);
-    await viewer.signIn(VIEWER);
+    ({ admin, viewer } = await signedInPair(s));
   });
   after(async () => s.close());
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startService, type TestService } from '../../helpers/service.js';
-import { ADMIN, addUsers, ConsoleClient, VIEWER } from './helpers.js';
+import { ConsoleClient, signedInPair } from './helpers.js';
 
 describe('console: streams', () => {
   let s: TestService;
@@ -15,11 +15,7 @@ describe('console: streams', () => {
 
   before(async () => {
     s = await startService();
-    await addUsers(s);
-    admin = new ConsoleClient(s);
-    viewer = new ConsoleClient(s);
-    await admin.signIn(ADMIN);
-    await viewer.signIn(VIEWER);
+    ({ admin, viewer } = await signedInPair(s));
   });
   after(async () => s.close());
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { removeAccountUser, setUserRole } from '../../../src/domain/console-users/account-users.js';
 import { startService, type TestService } from '../../helpers/service.js';
-import { ADMIN, addUsers, ConsoleClient, VIEWER } from './helpers.js';
+import { ADMIN, ConsoleClient, signedInPair, VIEWER } from './helpers.js';
 
 const besideField = (text: string, name: string) => {
   if (!new RegExp(`name="${name}"[^>]*aria-invalid="true" autofocus aria-describedby="${name}-error"`).test(text)) return undefined;
@@ -21,11 +21,7 @@ describe('console users', () => {
   const userId = async (email: string) => (await s.ctx.db.selectFrom('console_users').select('id').where('email', '=', email).executeTakeFirstOrThrow()).id;
   before(async () => {
     s = await startService();
-    await addUsers(s);
-    admin = new ConsoleClient(s);
-    await admin.signIn(ADMIN);
-    viewer = new ConsoleClient(s);
-    await viewer.signIn(VIEWER);
+    ({ admin, viewer } = await signedInPair(s));
   });
   after(async () => s.close());
 
