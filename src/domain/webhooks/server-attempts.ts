@@ -2,9 +2,7 @@
 // delivery log; attempts.ts lists one webhook's). Attempts are kept as long as their notification
 // (deliver.ts NOTIFICATION_RETENTION_MS), so this is the last month at most.
 import type { AppContext } from '../app-context.js';
-import { iso } from '../../infra/time.js';
-
-const OUTCOME: Record<string, string> = { delivered: 'Delivered', retrying: 'Retrying', failed: 'Failed' };
+import { attemptView } from './attempts.js';
 
 /** `before`: the id of the oldest attempt already shown (keyset paging: no offset to skip through). */
 export async function listServerAttempts(ctx: AppContext, serverId: number, count: number, before?: number) {
@@ -16,21 +14,8 @@ export async function listServerAttempts(ctx: AppContext, serverId: number, coun
     .where('w.server_id', '=', serverId);
   if (before !== undefined) q = q.where('a.id', '<', before);
   const rows = await q.orderBy('a.id', 'desc').limit(count).execute();
-  return rows.map((r) => ({
-    ID: r.id,
-    WebhookID: r.webhook_id,
-    Url: r.url,
-    MessageStream: r.stream_id,
-    NotificationID: r.notification_id,
-    EventID: r.event_id,
-    RecordType: r.record_type,
-    Attempt: r.attempt,
-    Status: OUTCOME[r.outcome] ?? r.outcome,
-    ResponseCode: r.status_code,
-    Error: r.error,
-    DurationMs: r.duration_ms,
-    AttemptedAt: iso(r.started_at),
-    NotificationStatus: OUTCOME[r.status] ?? (r.status === 'pending' ? 'Pending' : r.status),
-    NextAttemptAt: r.status === 'pending' ? iso(r.next_attempt_at) : null,
-  }));
+  return rows.map((r) => {
+    const { ID, ...rest } = attemptView(r);
+    return { ID, WebhookID: r.webhook_id, Url: r.url, MessageStream: r.stream_id, ...rest };
+  });
 }
