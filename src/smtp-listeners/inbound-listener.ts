@@ -28,8 +28,9 @@ import { inboundTlsOptions } from './tls-options.js';
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 /** A message up to this size is kept in memory while it arrives; a larger one goes to a temporary file. */
 export const SPOOL_MEMORY_BYTES = 256 * 1024;
-/** Messages of the full SIZE parsed at once on the main thread (reports, postmaster mail): parsing holds a few
- * times a message's bytes in memory. Servers' inbound mail is parsed on parser threads (infra/threads). */
+/** Messages of the full SIZE held whole in this process at once (reports, postmaster mail, read into memory
+ * and then copied to a parser thread): a few times a message's bytes each. Servers' inbound mail is streamed
+ * to a parser thread (infra/threads) instead. */
 export const PARSE_BUDGET_MESSAGES = 2;
 export const MAX_CLIENTS = 50;
 export const MAX_RECIPIENTS = 50;
@@ -135,8 +136,8 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
         }
         let reply: string;
         try {
-          // Servers' inbound mail is parsed on a parser thread (bounded by MAILROOM_PARSE_QUEUE); reports and
-          // postmaster mail on this one, within the parse budget.
+          // Every kind is parsed on a parser thread (bounded by MAILROOM_PARSE_QUEUE); reports and postmaster
+          // mail are also read into this process whole, within the parse budget.
           const onThisThread = r.reports.length > 0 || r.postmaster.length > 0;
           reply = onThisThread ? await budget.run(spool.bytes, () => takeIn(ctx, log, writer, spool, envelope, r)) : await takeIn(ctx, log, writer, spool, envelope, r);
         } catch (err) {

@@ -6,7 +6,7 @@
 //   - plain-text bounces of MTAs that send no DSN (qmail, old Exim, Yahoo): a rule table over the text;
 //   - address-change notices, and list commands ("unsubscribe", "subscribe") from people (recipient-requests.ts);
 //   - auto-replies (RFC 3834 Auto-Submitted, and the headers and subjects vacation responders use).
-import PostalMime, { type Attachment, type Email } from 'postal-mime';
+import PostalMime, { type Attachment, type Email } from '../../infra/mime/postal-mime.js';
 import { classifyStatus } from './classify.js';
 import { isAutoReply, isChallenge } from './auto-reply.js';
 import type { RecipientResult } from './recipient-result.js';

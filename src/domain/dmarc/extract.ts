@@ -3,7 +3,7 @@
 // them application/zip, application/gzip, application/x-gzip, text/xml, application/octet-stream or
 // nothing useful, so a part is taken by its bytes (archive.ts, sniff), its name or its type; a message
 // whose report is the body itself (some small reporters send the XML as text/xml) is read too.
-import PostalMime from 'postal-mime';
+import PostalMime from '../../infra/mime/postal-mime.js';
 import { sniff } from './archive.js';
 
 export interface ReportFile {

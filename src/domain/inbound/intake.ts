@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { recordBounce } from '../bounces/record-bounce.js';
-import { messageIdFromHeader, parseReport, type ParsedReport, type RecipientResult } from '../bounces/parse-report.js';
+import { messageIdFromHeader, type ParsedReport, type RecipientResult } from '../bounces/parse-report.js';
+import { readReport } from './read-on-thread.js';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { normalizeEmail } from '../../infra/mime/normalize.js';
@@ -70,7 +71,7 @@ async function resolve(trx: Kysely<Database>, secrets: Secrets, t: InboundTarget
 }
 
 export async function takeInReport(ctx: AppContext, raw: Buffer, targets: InboundTarget[]): Promise<IntakeOutcome[]> {
-  const report = await parseReport(raw);
+  const report = await readReport(ctx, raw);
   // Stored as text on both databases; PostgreSQL text cannot hold NUL.
   const dump = raw.toString('utf8').replace(/\u0000/g, '');
   const now = ctx.clock.now();

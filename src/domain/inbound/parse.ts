@@ -2,7 +2,7 @@
 // MAX_MIME_DEPTH, a header section past MAX_HEADER_BYTES, ...) reads the same on every retry: it is an
 // UnreadableMessage, which the listener answers with a permanent 554 5.6.0 (RFC 3463: media error) and logs
 // once at warn, instead of a 451 that makes the sender retry it for days.
-import PostalMime, { type Email } from 'postal-mime';
+import PostalMime, { type Email } from '../../infra/mime/postal-mime.js';
 
 /** Deeper than any real message (mail clients nest 3-5 levels); postal-mime's own limit is 256. */
 export const MAX_MIME_DEPTH = 64;

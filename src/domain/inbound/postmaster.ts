@@ -6,10 +6,10 @@
 // in `mailroom status`: the newest POSTMASTER_KEEP messages of the last POSTMASTER_DAYS days.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import PostalMime from 'postal-mime';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { Envelope } from './authenticate.js';
+import { readPostmasterSummary } from './read-on-thread.js';
 
 export const POSTMASTER = 'postmaster';
 export const POSTMASTER_KEEP = 1000;
@@ -29,23 +29,11 @@ export interface PostmasterOutcome {
   duplicate: boolean;
 }
 
-/** What the header says, for the listing; a message postal-mime cannot read is kept all the same. */
-async function summary(raw: Buffer): Promise<{ from: string; subject: string }> {
-  try {
-    const head = raw.subarray(0, Math.min(raw.length, 64 * 1024));
-    const e = await PostalMime.parse(head);
-    const from = e.from && 'address' in e.from ? (e.from.address ?? '') : '';
-    return { from: from.slice(0, 500), subject: (e.subject ?? '').slice(0, 500) };
-  } catch {
-    return { from: '', subject: '' };
-  }
-}
-
 /** Keeps one message for postmaster (once, however many postmaster addresses it names), and trims the store. */
 export async function storePostmaster(ctx: AppContext, raw: Buffer, env: Envelope, recipients: string[]): Promise<PostmasterOutcome> {
   const id = randomUUID();
   const now = ctx.clock.now();
-  const { from, subject } = await summary(raw);
+  const { from, subject } = await readPostmasterSummary(ctx, raw);
   const row = {
     id,
     digest: createHash('sha256').update(raw).digest('hex'),

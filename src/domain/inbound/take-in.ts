@@ -27,8 +27,8 @@ export const noRcpts = (): Rcpts => ({ reports: [], boxes: [], postmaster: [], d
 export const count = (r: Rcpts): number => r.reports.length + r.boxes.length + r.postmaster.length + r.dmarc.length;
 
 
-/** One received message to each kind of its recipients: reports, servers' inbound mail, postmaster. */
-/** Servers' inbound mail is parsed on a parser thread (receive.ts); reports, DMARC reports and postmaster mail, rarer, here. */
+/** One received message to each kind of its recipients: reports, servers' inbound mail, postmaster. Each is
+ * parsed on a parser thread (receive.ts, read-on-thread.ts, dmarc/store.ts); only storing happens here. */
 export async function takeIn(ctx: AppContext, log: Logger, writer: InboundWriter, message: MessageSource, envelope: Envelope, r: Rcpts): Promise<string> {
   // Read before receiveInbound may move the bytes to its thread.
   const raw = r.reports.length || r.postmaster.length || r.dmarc.length ? await message.read() : Buffer.alloc(0);

@@ -3,7 +3,7 @@
 // (x-pm-headers.ts). The result is the JSON form that prepareMessage validates, so every rule of the API
 // applies unchanged; the envelope is applied afterwards (applyEnvelope).
 import { isComposite, parseContentType } from '../../infra/mime/content-type.js';
-import PostalMime, { type Address, type Attachment, type Email } from 'postal-mime';
+import PostalMime, { type Address, type Attachment, type Email } from '../../infra/mime/postal-mime.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { BOUNCE_TYPE_HEADER } from '../delivery/bounce-testing.js';
 import { readPmHeaders } from './x-pm-headers.js';
