@@ -61,3 +61,12 @@ export async function screenshots(page: Page, dir: string, name: string): Promis
   }
   await page.setViewportSize({ width: 1280, height: 900 });
 }
+
+/** Signs `user` in through the login form and waits until the console has moved off /login. */
+export async function signIn(page: Page, baseUrl: string, user: { email: string; password: string }): Promise<void> {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((u) => !u.pathname.startsWith('/login'));
+}

@@ -9,7 +9,7 @@ import { takeInDmarc } from '../../../src/domain/dmarc/store.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { reportXmlOf } from '../../domain/dmarc/reports.js';
 import { xmlBodyMail } from '../../domain/dmarc/helpers.js';
-import { launchBrowser, type Browser, screenshots } from './browser.js';
+import { launchBrowser, type Browser, screenshots, signIn } from './browser.js';
 import { ADMIN, addUsers } from './helpers.js';
 
 const SHOTS = process.env.MAILROOM_CONSOLE_SCREENSHOTS;
@@ -41,11 +41,7 @@ describe('console: DMARC page in Chromium', () => {
     browser = await launchBrowser();
     page = await browser.newPage();
     page.on('dialog', (d) => void d.dismiss());
-    await page.goto(`${s.url}/login`);
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((u) => !u.pathname.startsWith('/login'));
+    await signIn(page, s.url, ADMIN);
   });
   after(async () => {
     await browser?.close();

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server.js';
 import { startService, type TestService } from '../../helpers/service.js';
-import { launchBrowser, screenshots, type Browser } from './browser.js';
+import { launchBrowser, screenshots, type Browser, signIn } from './browser.js';
 import { ADMIN, addUsers } from './helpers.js';
 
 const SHOTS = process.env.MAILROOM_CONSOLE_SCREENSHOTS;
@@ -26,11 +26,7 @@ describe('console: senders and domains in Chromium', () => {
     browser = await launchBrowser();
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: s.url });
     page = await browser.newPage();
-    await page.goto(`${s.url}/login`);
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((u) => !u.pathname.startsWith('/login'));
+    await signIn(page, s.url, ADMIN);
   });
   after(async () => {
     await browser?.close();

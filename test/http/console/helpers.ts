@@ -2,6 +2,7 @@
 // speaks HTML forms, with redirects left for the test to see.
 import assert from 'node:assert/strict';
 import { addUser } from '../../../src/domain/console-users/users.js';
+import { MailpitClient } from 'mailpit-api';
 import type { TestService } from '../../helpers/service.js';
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
@@ -68,4 +69,12 @@ export async function followFlash(c: ConsoleClient, r: { location: string | null
   } finally {
     c.cookie = saved;
   }
+}
+
+/** A Sandbox server made through the API, with its token and a Mailpit client reading it as user `dev`. */
+export async function sandboxInbox(s: TestService, Name: string): Promise<{ token: string; sid: number; mp: MailpitClient }> {
+  const r = await s.request('POST', '/servers', { accountToken: s.accountToken, body: { Name, DeliveryType: 'Sandbox' } });
+  assert.equal(r.status, 200, r.text);
+  const token = r.body.ApiTokens[0] as string;
+  return { token, sid: r.body.ID as number, mp: new MailpitClient(`${s.url}/mailpit`, { auth: { username: 'dev', password: token } }) };
 }

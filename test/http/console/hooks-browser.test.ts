@@ -11,7 +11,7 @@ import { startService, type TestService } from '../../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../../helpers/smtp-sink.js';
 import { waitFor } from '../../helpers/wait.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
-import { launchBrowser, type Browser, screenshots } from './browser.js';
+import { launchBrowser, type Browser, screenshots, signIn } from './browser.js';
 import { ADMIN, addUsers } from './helpers.js';
 
 const SHOTS = process.env.MAILROOM_CONSOLE_SCREENSHOTS ?? '/tmp';
@@ -35,11 +35,7 @@ describe('console: webhooks and inbound settings in Chromium', () => {
     browser = await launchBrowser();
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write']);
     page = await browser.newPage();
-    await page.goto(`${s.url}/login`);
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((u) => !u.pathname.startsWith('/login'));
+    await signIn(page, s.url, ADMIN);
   });
   after(async () => {
     await browser?.close();

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { sendInbound, startInbound, type InboundSetup } from '../../domain/inbound/inbound-helpers.js';
 import { waitFor } from '../../helpers/wait.js';
-import { launchBrowser, type Browser } from './browser.js';
+import { launchBrowser, type Browser, signIn } from './browser.js';
 import { ADMIN, addUsers, VIEWER } from './helpers.js';
 
 const SHOTS = process.env.MAILROOM_CONSOLE_SCREENSHOTS;
@@ -86,16 +86,9 @@ describe('console: inbound in Chromium', () => {
     }
     await page.setViewportSize({ width: 1280, height: 900 });
   };
-  const signIn = async (user: { email: string; password: string }) => {
-    await page.goto(`${t.s.url}/login`);
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/activity/);
-  };
 
   it('shows mail received over SMTP without a reload, and its page', async () => {
-    await signIn(ADMIN);
+    await signIn(page, t.s.url, ADMIN);
     await page.getByRole('link', { name: 'Inbound', exact: true }).click();
     await page.waitForURL(/\/inbound$/);
     await page.locator('#live-state').waitFor();
@@ -240,7 +233,7 @@ describe('console: inbound in Chromium', () => {
     const csrfless = await page.evaluate(async (url) => (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' })).status, at(`/inbound/messages/${id}/bypass`));
     assert.equal(csrfless, 403);
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await signIn(VIEWER);
+    await signIn(page, t.s.url, VIEWER);
     await page.goto(at(`/inbound/messages/${id}`));
     assert.equal(await page.getByRole('button', { name: 'Bypass and post it' }).count(), 0);
     await page.goto(at('/inbound/rules'));

@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { MailpitClient } from 'mailpit-api';
+import type { MailpitClient } from 'mailpit-api';
 import type { Page } from 'playwright-core';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
-import { launchBrowser, type Browser } from './browser.js';
-import { ADMIN, addUsers, ConsoleClient, VIEWER } from './helpers.js';
+import { launchBrowser, type Browser, signIn } from './browser.js';
+import { ADMIN, addUsers, ConsoleClient, VIEWER, sandboxInbox } from './helpers.js';
 
 const FROM = 'shop@acme.example';
 const SHOTS = process.env.MAILROOM_CONSOLE_SCREENSHOTS;
@@ -26,11 +26,7 @@ describe('a Sandbox server as an inbox, in Chromium', () => {
     s = await startService();
     await addConfirmedSender(s, FROM);
     await addUsers(s);
-    const r = await s.request('POST', '/servers', { accountToken: s.accountToken, body: { Name: 'Dev inbox', DeliveryType: 'Sandbox' } });
-    assert.equal(r.status, 200, r.text);
-    token = r.body.ApiTokens[0];
-    sid = r.body.ID;
-    mp = new MailpitClient(`${s.url}/mailpit`, { auth: { username: 'dev', password: token } });
+    ({ token, sid, mp } = await sandboxInbox(s, 'Dev inbox'));
     browser = await launchBrowser();
     page = await browser.newPage();
   });
@@ -57,11 +53,7 @@ describe('a Sandbox server as an inbox, in Chromium', () => {
   it('shows unread mail, takes new mail live, reads on opening, and empties on request', async () => {
     await send('Welcome, Jane');
     await send('<img src=x onerror="document.title=1">Your receipt');
-    await page.goto(`${s.url}/login`);
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/activity$/);
+    await signIn(page, s.url, ADMIN);
     await page.goto(`${s.url}/console/s/${sid}/activity`);
     assert.equal(await page.locator('tr.unread').count(), 2);
     assert.match((await page.locator('#inbox-state').textContent()) ?? '', /2 unread of 2/);

@@ -6,13 +6,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { MailpitClient } from 'mailpit-api';
+import type { MailpitClient } from 'mailpit-api';
 import type { Page } from 'playwright-core';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../../helpers/smtp-sink.js';
-import { launchBrowser, type Browser } from './browser.js';
-import { ADMIN, addUsers } from './helpers.js';
+import { launchBrowser, type Browser, signIn } from './browser.js';
+import { ADMIN, addUsers, sandboxInbox } from './helpers.js';
 
 const FROM = 'shop@acme.example';
 const SHOTS = '/tmp';
@@ -31,11 +31,7 @@ describe('message actions and the Mailpit search box, in Chromium', () => {
     s = await startService({ env: { MAILROOM_RELEASE_RELAY_HOST: '127.0.0.1', MAILROOM_RELEASE_RELAY_PORT: String(relay.port), MAILROOM_RELEASE_RELAY_TLS: 'none', MAILROOM_RELEASE_RELAY_ALLOWED_RECIPIENTS: 'real.example' } });
     await addConfirmedSender(s, FROM);
     await addUsers(s);
-    const r = await s.request('POST', '/servers', { accountToken: s.accountToken, body: { Name: 'Test inbox', DeliveryType: 'Sandbox' } });
-    assert.equal(r.status, 200, r.text);
-    token = r.body.ApiTokens[0];
-    sid = r.body.ID;
-    mp = new MailpitClient(`${s.url}/mailpit`, { auth: { username: 'dev', password: token } });
+    ({ token, sid, mp } = await sandboxInbox(s, 'Test inbox'));
     browser = await launchBrowser();
     page = await browser.newPage();
   });
@@ -65,11 +61,7 @@ describe('message actions and the Mailpit search box, in Chromium', () => {
     const c = await send('Welcome back, Jane', 'jane@dest.example');
     await send('<img src=x onerror="document.title=1">Receipt', 'jane@dest.example');
 
-    await page.goto(`${s.url}/login`);
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/activity$/);
+    await signIn(page, s.url, ADMIN);
     await page.goto(`${s.url}/console/s/${sid}/activity`);
 
     await page.getByLabel("Search (Mailpit's syntax)").fill('to:jane subject:welcome -tag:nothing');

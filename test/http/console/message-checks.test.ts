@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { spamdInstalled, startSpamd, type Spamd } from '../../helpers/spamd.js';
-import { launchBrowser, type Browser, screenshots } from './browser.js';
+import { launchBrowser, type Browser, screenshots, signIn } from './browser.js';
 import { ADMIN, addUsers, ConsoleClient, VIEWER } from './helpers.js';
 
 const FROM = 'news@acme.example';
@@ -67,11 +67,7 @@ describe('console message checks in Chromium', () => {
   };
 
   it('a viewer opens the HTML check: the features with limited support, by client family', async () => {
-    await page.goto(`${s.url}/login`);
-    await page.getByLabel('Email').fill(VIEWER.email);
-    await page.getByLabel('Password').fill(VIEWER.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/activity/);
+    await signIn(page, s.url, VIEWER);
     await page.goto(messageUrl());
     await page.getByRole('link', { name: 'HTML check' }).click();
     await page.waitForURL(/check=html/);

@@ -11,7 +11,7 @@ import { addServer } from '../../../src/domain/operations/first-sender.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../../helpers/smtp-sink.js';
-import { launchBrowser, type Browser, screenshots } from './browser.js';
+import { launchBrowser, type Browser, screenshots, signIn } from './browser.js';
 import { ADMIN, addUsers } from './helpers.js';
 
 const FROM = 'shop@acme.example';
@@ -64,11 +64,7 @@ describe('console in Chromium: the outcome of each message', () => {
     );
     browser = await launchBrowser({ timezoneId: 'Europe/Berlin' });
     page = await browser.newPage();
-    await page.goto(`${s.url}/login`);
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/activity/);
+    await signIn(page, s.url, ADMIN);
   });
   after(async () => {
     await browser?.close();

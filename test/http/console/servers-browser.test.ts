@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startService, type TestService } from '../../helpers/service.js';
-import { launchBrowser, screenshots, type Browser } from './browser.js';
+import { launchBrowser, screenshots, type Browser, signIn } from './browser.js';
 import { ADMIN, addUsers } from './helpers.js';
 
 const SHOTS = process.env.MAILROOM_CONSOLE_SCREENSHOTS;
@@ -21,11 +21,7 @@ describe('servers and users in Chromium', () => {
     await addUsers(s);
     browser = await launchBrowser();
     page = await browser.newPage();
-    await page.goto(`${s.url}/login`);
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/activity$/);
+    await signIn(page, s.url, ADMIN);
   });
   after(async () => {
     await browser?.close();
