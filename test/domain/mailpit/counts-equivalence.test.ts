@@ -12,6 +12,7 @@ import nodemailer from 'nodemailer';
 import { inboxFigures } from '../../../src/domain/mailpit/counts.js';
 import { purgeExpired } from '../../../src/domain/retention/purge.js';
 import { compactMailpitCounts } from '../../../src/infra/db/mailpit-counts.js';
+import { migrations } from '../../../src/infra/db/migrations/index.js';
 import { dayStart, dropPartitionsBefore } from '../../../src/infra/db/partitions.js';
 import { DAY_MS } from '../../../src/infra/time.js';
 import { startDevSmtpListener } from '../../../src/smtp-listeners/dev-smtp-listener.js';
@@ -188,5 +189,30 @@ describe('kept Mailpit figures equal a fresh count after every write path', () =
     const left = await sql<{ n: number | string }>`select count(*) as n from mailpit_counts where server_id = ${inbox}`.execute(s.ctx.db);
     assert.equal(Number(left.rows[0]!.n), 0);
     await check('server deleted');
+  });
+
+  it('the migration fills the figures of a database that has messages, read flags and tags', async () => {
+    await mk('Backfill');
+    const ids = await Promise.all(['x', 'X', 'y', '', 'z'].map((Tag) => send('Backfill', { Tag })));
+    await mp('Backfill', 'PUT', 'messages', { IDs: ids.slice(0, 2), Read: true });
+    await mp('Backfill', 'PUT', 'tags', { IDs: ids.slice(1, 4), Tags: ['x', 'w'] });
+    // The schema as before migration 0038, with these rows in it; then the migration.
+    if (s.ctx.dialect === 'postgres') {
+      await sql`drop table mailpit_counts`.execute(s.ctx.db);
+      for (const f of ['messages_insert', 'messages_delete', 'message_update', 'state_insert', 'state_update', 'state_delete', 'server_delete']) {
+        await sql`drop function ${sql.id(`mailpit_counts_${f}`)} cascade`.execute(s.ctx.db);
+      }
+    } else {
+      const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'trigger' and name like 'mailpit_counts%'`.execute(s.ctx.db);
+      assert.equal(rows.length, 8);
+      for (const r of rows) await sql`drop trigger ${sql.id(r.name)}`.execute(s.ctx.db);
+      await sql`drop table mailpit_counts`.execute(s.ctx.db);
+    }
+    await s.ctx.db.transaction().execute((trx) => migrations['0038-mailpit-counts']!.up(trx, s.ctx.dialect));
+    await check('backfilled');
+    assert.equal((await fresh(servers.Backfill!.id)).total, 5);
+    // And kept from there on.
+    await mp('Backfill', 'DELETE', 'messages', { IDs: ids.slice(0, 3) });
+    await check('after the backfill');
   });
 });
