@@ -33,7 +33,7 @@ for (const f of FUNCTIONS) {
 }
 
 async function variant(v: 'slots' | 'one row' | 'no triggers') {
-  for (const [f, d] of shipped) await sql.raw(v === 'one row' ? d.replace(/pg_backend_pid\(\)/g, '0') : d).execute(db);
+  for (const d of shipped.values()) await sql.raw(v === 'one row' ? d.replace(/pg_backend_pid\(\)/g, '0') : d).execute(db);
   for (const [t, table] of TRIGGERS) await sql.raw(`alter table ${table} ${v === 'no triggers' ? 'disable' : 'enable'} trigger ${t}`).execute(db);
 }
 
