@@ -30,6 +30,9 @@ import { benchMessageId, loadSql, STEP, T0 } from './search-data.js';
 
 const VOLUMES = (process.env.BENCH_VOLUMES ?? '1000000,10000000').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
+/** BENCH_ONLY=Mailpit list,Activity: only the requests whose names contain one of these (ceilings always run). */
+const ONLY = process.env.BENCH_ONLY?.split(',').filter(Boolean);
+const wanted = (name: string) => !ONLY || ONLY.some((o) => name.includes(o));
 const TOKEN = 'bench-server-token-000000000000001';
 const AUTH = `Basic ${Buffer.from(`bench:${TOKEN}`).toString('base64')}`;
 const BATCH = 1_000_000;
@@ -185,7 +188,7 @@ async function run(dialect: BenchDialect, N: number): Promise<void> {
     const pkRun = await timed(() => get(`/messages/outbound/${benchMessageId(1 + ((k++ * 7919) % (N / 20)) * 20 + 1)}/details`), 'pk');
     const pk = Math.max(0.01, pct(pkRun.t, 95));
     line('ceiling: one message by primary key (details)', pkRun, pk);
-    for (const [name, url] of API) {
+    for (const [name, url] of API.filter(([name]) => wanted(name))) {
       let i = 0;
       line(name, await timed(() => get(url(i++, N)), name), pk);
     }
@@ -198,9 +201,9 @@ async function run(dialect: BenchDialect, N: number): Promise<void> {
         return { statusCode: (err as { errorCode?: number }).errorCode === 702 ? 503 : 500, body: String(err) };
       }
     };
-    line('Console Activity, Sandbox server', await timed(() => consoleRun({}), 'activity'), pk);
+    if (wanted('Console Activity, Sandbox server')) line('Console Activity, Sandbox server', await timed(() => consoleRun({}), 'activity'), pk);
     let j = 0;
-    line('Console Activity, subject filter', await timed(() => consoleRun({ subject: `Subject ${N - 5000 - j++ * 37}` }), 'activity subject'), pk);
+    if (wanted('Console Activity, subject filter')) line('Console Activity, subject filter', await timed(() => consoleRun({ subject: `Subject ${N - 5000 - j++ * 37}` }), 'activity subject'), pk);
     await app.close();
     await bare.close();
     console.log(`\n(${loadNow()})`);

@@ -3,7 +3,9 @@
 // Mailpit's API (read-state.ts, listing.ts), so a test and a person looking at the console agree.
 import type { AppContext } from '../app-context.js';
 import type { MailpitServer } from './filters.js';
-import { countInbox, deleteMatching } from './listing.js';
+import { limitedRead } from '../read-limit.js';
+import { compactIfDue, inboxFigures } from './counts.js';
+import { deleteMatching } from './listing.js';
 import { readFlags, setRead } from './read-state.js';
 
 interface ServerLike {
@@ -32,9 +34,10 @@ export async function markOpened(ctx: AppContext, server: ServerLike, id: string
 export async function inboxCounts(ctx: AppContext, server: ServerLike): Promise<{ total: number; unread: number } | null> {
   const inbox = inboxOf(server);
   if (!inbox) return null;
-  // Bounded as Mailpit's lists are (listing.ts, COUNT_WINDOW): the console shows the same figures.
-  const c = await countInbox(ctx, inbox);
-  return { total: c.n, unread: c.unread };
+  // The kept figures Mailpit's lists show (counts.ts): the console and the API agree.
+  const f = await limitedRead(ctx, undefined, (ctx) => inboxFigures(ctx, inbox));
+  await compactIfDue(ctx, inbox, f);
+  return { total: f.total, unread: f.unread };
 }
 
 /** Deletes every message of a Sandbox server; returns how many. */

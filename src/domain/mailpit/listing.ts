@@ -1,7 +1,8 @@
 // GET /api/v1/messages and /search, DELETE /messages and /search: Mailpit's MessagesSummary over one
 // server's messages, newest first (received_at, then id), paged by start/limit. Ids of the page are cut
 // in the database first (for a list, from the index of migration 0031 alone), then only those messages are
-// read; counts are bounded (COUNT_WINDOW); every statement runs under the read time limit.
+// read; a Sandbox inbox's figures are kept (counts.ts), a search's counts bounded (COUNT_WINDOW); every
+// statement runs under the read time limit.
 import { sql } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import { deleteMessagesCascading } from '../../infra/db/partitions-cascade.js';
@@ -9,6 +10,7 @@ import { cancelJobsOfMessages } from '../../infra/jobs/cancel.js';
 import { limitedRead } from '../read-limit.js';
 import { needsState, planTerms, scope, type MailpitServer } from './filters.js';
 import type { Term } from './query.js';
+import { compactIfDue, inboxFigures, type InboxFigures } from './counts.js';
 import { allTags } from './tags.js';
 import { listItem, loadMessages } from './view.js';
 
@@ -16,9 +18,9 @@ import { listItem, loadMessages } from './view.js';
 export const MAX_LIMIT = 1000;
 
 /**
- * Counts stop here: an exact count walks every message of an inbox (a million on a busy Sandbox server) on
- * every list request. The newest COUNT_WINDOW messages (of a search: matches) are counted, and how many of
- * them are unread; beyond, `total` and `messages_count` say COUNT_WINDOW.
+ * Counts in the database stop here: an exact count walks every match (a million on a busy Sandbox server) on
+ * every request. The newest COUNT_WINDOW matches of a search (and every list of a Live server, which has no
+ * kept figures) are counted, and how many of them are unread; beyond, the count says COUNT_WINDOW.
  */
 export const COUNT_WINDOW = 10_000;
 
@@ -48,9 +50,6 @@ async function counted(ctx: AppContext, q: Ordered, joined: boolean): Promise<{ 
   return { n: Number(rows[0]?.n ?? 0), unread: Number(rows[0]?.unread ?? 0) };
 }
 
-/** The newest COUNT_WINDOW messages of the inbox counted, and their unread ones (the console's inbox line). */
-export const countInbox = (ctx: AppContext, server: MailpitServer) => limitedRead(ctx, undefined, (ctx) => counted(ctx, scope(ctx, server), false));
-
 /** The page's ids, cut in the database, then only those messages read. */
 async function page(ctx: AppContext, server: MailpitServer, q: Ordered, p: Paging) {
   const limit = Math.min(p.limit, MAX_LIMIT);
@@ -59,19 +58,23 @@ async function page(ctx: AppContext, server: MailpitServer, q: Ordered, p: Pagin
   return (await loadMessages(ctx, server, ids, { list: true })).map((m) => listItem(ctx, m));
 }
 
-/** GET /api/v1/messages (terms empty) and GET /api/v1/search. */
+/** GET /api/v1/messages (terms empty) and GET /api/v1/search. A Sandbox inbox's total, unread and tags are
+ * its kept figures (counts.ts); a search's own count is bounded (COUNT_WINDOW). */
 export async function listMessages(ctx: AppContext, server: MailpitServer, p: Paging, terms: Term[] | null = null) {
-  const searching = terms !== null || p.before !== undefined;
-  return limitedRead(ctx, p.signal, async (ctx) => {
+  const searching = (terms !== null && terms.length > 0) || p.before !== undefined;
+  let figures: InboxFigures | undefined;
+  const out = await limitedRead(ctx, p.signal, async (ctx) => {
     const planned = terms?.length ? await planTerms(ctx, server, terms) : undefined;
-    const all = counted(ctx, scope(ctx, server), false);
+    const kept = server.sandbox ? inboxFigures(ctx, server) : null;
+    const all = kept ? kept.then((f) => ({ n: f.total, unread: f.unread })) : counted(ctx, scope(ctx, server), false);
     const found = searching ? scope(ctx, server, terms ?? [], p.before, planned) : null;
     const [inbox, matched, tags, messages] = await Promise.all([
       all,
       found ? counted(ctx, found, needsState(terms ?? [])) : all,
-      allTags(ctx, server),
+      kept ? kept.then((f) => [...f.tags.keys()]) : allTags(ctx, server),
       page(ctx, server, found ?? scope(ctx, server), p),
     ]);
+    if (kept) figures = await kept;
     return {
       total: inbox.n,
       unread: inbox.unread,
@@ -83,6 +86,8 @@ export async function listMessages(ctx: AppContext, server: MailpitServer, p: Pa
       messages,
     };
   });
+  if (figures) await compactIfDue(ctx, server, figures);
+  return out;
 }
 
 /** The newest message's id (Mailpit's `latest`), of a search when terms are given. */

@@ -101,7 +101,7 @@ async function fillInbox(s: TestService, name: string): Promise<MailpitServer & 
   return server;
 }
 
-describe('Mailpit counts are bounded', () => {
+describe('Mailpit counts: the inbox exact, a search bounded', () => {
   let s: TestService;
   let server: MailpitServer;
 
@@ -111,11 +111,13 @@ describe('Mailpit counts are bounded', () => {
   });
   after(() => s.close());
 
-  it('counts the newest COUNT_WINDOW messages and their unread ones, and still pages past them', async () => {
+  it('gives the inbox its kept figures, counts the newest COUNT_WINDOW matches of a search, and still pages past them', async () => {
     const list = await listMessages(s.ctx, server, { start: 0, limit: 3 });
-    assert.equal(list.total, COUNT_WINDOW);
-    assert.equal(list.unread, COUNT_WINDOW);
-    assert.equal(list.messages_count, COUNT_WINDOW);
+    assert.equal(list.total, COUNT_WINDOW + 5);
+    assert.equal(list.unread, COUNT_WINDOW + 5);
+    assert.equal(list.messages_count, COUNT_WINDOW + 5);
+    const all = await listMessages(s.ctx, server, { start: 0, limit: 1 }, parseQuery('subject:hello'));
+    assert.deepEqual([all.total, all.messages_count, all.messages_unread], [COUNT_WINDOW + 5, COUNT_WINDOW, COUNT_WINDOW]);
     assert.deepEqual(
       list.messages.map((m) => m.Subject),
       [`Hello ${COUNT_WINDOW + 5}`, `Hello ${COUNT_WINDOW + 4}`, `Hello ${COUNT_WINDOW + 3}`],
