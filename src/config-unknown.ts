@@ -1,6 +1,6 @@
 // A misspelled MAILROOM_* variable would otherwise be ignored silently, and the default it leaves in place
 // can be costly (no MAILROOM_SMTP_RELAY means delivery straight to the recipients' MX hosts on the internet).
-// The known names are src/settings.ts's table, the one place a setting is declared.
+// The known names are the settings table's (src/infra/settings-table.ts), the one place a setting is declared.
 
 /** Prefixes of variables read by the test and benchmark scripts, never by the service. */
 const TOOLING_PREFIXES = ['MAILROOM_TEST_', 'MAILROOM_BENCH_', 'MAILROOM_ROBUST_'];
