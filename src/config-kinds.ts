@@ -16,7 +16,7 @@ export function readKind(name: string, kind: SettingKind, v: string | undefined,
       return v === undefined ? fallback : wholeNumber(name, v, kind.min, kind.max);
     case 'seconds': {
       const ms = (v === undefined ? kind.fallback : wholeNumber(name, v, kind.min, kind.max)) * 1000;
-      // Node requires the headers timeout not to exceed the request timeout, for one.
+      // Node requires the headers timeout not to exceed the request timeout.
       return kind.atMost === undefined ? ms : Math.min(ms, get(kind.atMost) as number);
     }
     case 'port-or-off':

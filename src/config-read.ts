@@ -27,7 +27,8 @@ export function readSettings(env: Env): Map<SettingName, unknown> {
   for (const [name] of ROWS) get(name);
   for (const [name, s] of ROWS) {
     const value = values.get(name);
-    if (s.required !== undefined && value === null && gateOf(s) !== null && get(gateOf(s)!) !== null) throw new ConfigError(name, s.required);
+    const gate = s.required !== undefined && value === null ? gateOf(s) : null;
+    if (gate !== null && get(gate) !== null) throw new ConfigError(name, s.required!);
     const problem = s.check?.(value, get);
     if (problem) throw new ConfigError(name, problem);
   }
@@ -35,7 +36,7 @@ export function readSettings(env: Env): Map<SettingName, unknown> {
 }
 
 /** The gate of a setting's group: the row with `gate` whose field starts with the same group. */
-export function gateOf(s: Setting): SettingName | null {
+function gateOf(s: Setting): SettingName | null {
   const group = s.field?.split('.')[0];
   const gate = ROWS.find(([, r]) => r.gate && r.field?.split('.')[0] === group);
   return gate ? gate[0] : null;

@@ -45,6 +45,18 @@ describe('settings declared once', () => {
     assert.throws(() => loadConfig({ MAILROOM_DATA_REMOVAL_BATCH: 'lots' }), ConfigError);
   });
 
+  it('the settings a row refers to (in its kind, its default or its check) are declared', () => {
+    let refs = 0;
+    for (const [name, s] of Object.entries(SETTINGS) as Array<[string, Setting]>) {
+      const text = JSON.stringify(s.kind) + String(s.derive ?? '') + String(s.check ?? '');
+      for (const [ref] of text.matchAll(/MAILROOM_[A-Z_]*[A-Z]/g)) {
+        assert.ok(SETTING_NAMES.has(ref), `${name} refers to ${ref}, which is not declared`);
+        refs++;
+      }
+    }
+    assert.ok(refs >= 20, `only ${refs} references found`);
+  });
+
   it('each declaration has an area, a default and a description, grouped by area', () => {
     const areas: string[] = [];
     for (const [name, s] of Object.entries(SETTINGS)) {
