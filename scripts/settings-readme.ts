@@ -1,9 +1,9 @@
 // Rewrites the settings table of docs/settings.md (between its settings markers) from the declaration table
-// in src/settings.ts. `npm run settings:readme`; test/config-settings.test.ts fails when it is stale.
+// in src/infra/settings-table.ts. `npm run settings:readme`; test/config-settings.test.ts fails when it is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { settingsMarkdown } from '../src/settings.js';
 
-export const START = '<!-- settings: generated from src/settings.ts by `npm run settings:readme` -->';
+export const START = '<!-- settings: generated from src/infra/settings-table.ts by `npm run settings:readme` -->';
 export const END = '<!-- /settings -->';
 
 /** The page that holds the table (the README links to it). */

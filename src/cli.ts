@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Role } from './config.js';
+import { ConfigError, givenDatabaseUrl, loadConfig, type Role } from './config.js';
 import { createContext } from './context.js';
 import { migrateToLatest } from './infra/db/migrate.js';
 import { serve } from './serve.js';
@@ -91,7 +91,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err) => {
-    const known = describeStartError(err, process.env.MAILROOM_DATABASE_URL || './data/mailroom.db');
+    const known = describeStartError(err, givenDatabaseUrl());
     if (err instanceof ConfigError) process.stderr.write(`mailroom: configuration error: ${err.message}\n`);
     else if (known) process.stderr.write(`mailroom: ${known}\n`);
     else if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))

@@ -1,122 +1,57 @@
-// The one reader of the settings that have a `kind` in src/settings.ts: the table says what a value may be,
-// and this turns the variable into a typed value or stops the start with a message naming the variable.
-// Settings without a kind (files, URLs with their own schemes, settings checked together) are read by their
-// own functions in src/config.ts, with ConfigError from here.
-import { isIP } from 'node:net';
-import { SETTINGS, type SettingKind, type SettingName } from './settings.js';
+// The one reader of the settings table (src/infra/settings-table.ts): every MAILROOM_* variable is read as
+// its row's kind says (src/config-kinds.ts), defaulted (from the kind, or derived from other settings) and
+// checked against the others, or the start stops with a message naming the variable.
+import { ConfigError, type Env, readKind } from './config-kinds.js';
+import { type Get, type Setting, SETTINGS, type SettingName } from './infra/settings-table.js';
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable}: ${message}`);
+export { ConfigError, type Env } from './config-kinds.js';
+
+const ROWS = Object.entries(SETTINGS) as Array<[SettingName, Setting]>;
+
+/** Each setting's value, by name: read, defaulted and checked. */
+export function readSettings(env: Env): Map<SettingName, unknown> {
+  const values = new Map<string, unknown>();
+  // A default may depend on a setting declared further down (the public URL on the HTTP certificate):
+  // `get` reads a setting the first time it is asked for, wherever that is.
+  const get: Get = (name) => {
+    if (values.has(name)) return values.get(name);
+    const s = (SETTINGS as Record<string, Setting | undefined>)[name];
+    if (!s) throw new Error(`${name} is not in the settings table`);
+    const raw = env[name];
+    const v = raw === undefined || raw === '' ? undefined : raw;
+    const fallback = v === undefined && s.derive ? s.derive(get) : undefined;
+    const value = readKind(name, s.kind, v, fallback, env, get);
+    values.set(name, value);
+    return value;
+  };
+  for (const [name] of ROWS) get(name);
+  for (const [name, s] of ROWS) {
+    const value = values.get(name);
+    const gate = s.required !== undefined && value === null ? gateOf(s) : null;
+    if (gate !== null && get(gate) !== null) throw new ConfigError(name, s.required!);
+    const problem = s.check?.(value, get);
+    if (problem) throw new ConfigError(name, problem);
   }
+  return values as Map<SettingName, unknown>;
 }
 
-export type Env = Record<string, string | undefined>;
-
-type Settings = typeof SETTINGS;
-
-/** The settings the table gives a kind. */
-export type KindName = { [N in SettingName]: Settings[N] extends { kind: SettingKind } ? N : never }[SettingName];
-
-type KindOf<N extends KindName> = Settings[N] extends { kind: infer K } ? K : never;
-
-/** The value a kind reads to: null when unset and the table gives no fallback. */
-type ValueOf<K> = K extends { type: 'int' }
-  ? number
-  : K extends { type: 'bool' }
-    ? boolean
-    : K extends { type: 'enum'; values: readonly (infer V)[] }
-      ? V
-      : K extends { type: 'ip-list' }
-        ? string[]
-        : K extends { type: 'port-or-off'; fallback: infer F }
-          ? number | F
-          : K extends { fallback: string }
-            ? string
-            : string | null;
-
-export const HOSTNAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
-
-/**
- * The value of setting `name`, read and checked as its kind in the table says. `fallback` stands in for the
- * table's when the default is derived from other settings (the inbound domain from the return-path domain).
- */
-export function setting<N extends KindName>(env: Env, name: N): ValueOf<KindOf<N>>;
-export function setting<N extends KindName>(env: Env, name: N, fallback: NonNullable<ValueOf<KindOf<N>>>): NonNullable<ValueOf<KindOf<N>>>;
-export function setting<N extends KindName>(env: Env, name: N, fallback?: NonNullable<ValueOf<KindOf<N>>>): ValueOf<KindOf<N>> {
-  const kind = SETTINGS[name].kind as SettingKind;
-  const raw = env[name];
-  const v = raw === undefined || raw === '' ? undefined : raw;
-  return readKind(name, kind, v, fallback) as ValueOf<KindOf<N>>;
+/** The gate of a setting's group: the row with `gate` whose field starts with the same group. */
+function gateOf(s: Setting): SettingName | null {
+  const group = s.field?.split('.')[0];
+  const gate = ROWS.find(([, r]) => r.gate && r.field?.split('.')[0] === group);
+  return gate ? gate[0] : null;
 }
 
-function readKind(name: string, kind: SettingKind, v: string | undefined, given: unknown): unknown {
-  const fallback = given !== undefined ? given : 'fallback' in kind ? kind.fallback : null;
-  switch (kind.type) {
-    case 'int':
-      return v === undefined ? fallback : wholeNumber(name, v, kind.min, kind.max);
-    case 'port-or-off':
-      if (v === undefined) return fallback;
-      return /^(off|none|disabled)$/i.test(v) ? null : wholeNumber(name, v, 0, 65535);
-    case 'bool':
-      if (v === undefined) return fallback;
-      if (/^(1|true|yes|on)$/i.test(v)) return true;
-      if (/^(0|false|no|off)$/i.test(v)) return false;
-      throw new ConfigError(name, `expected true or false, got ${JSON.stringify(v)}`);
-    case 'string':
-      return v ?? fallback ?? null;
-    case 'enum': {
-      if (v === undefined) return fallback;
-      const value = kind.values.find((e) => e === v.toLowerCase());
-      if (value === undefined) throw new ConfigError(name, `one of ${kind.values.join(', ')}; got ${JSON.stringify(v)}`);
-      return value;
-    }
-    case 'hostname': {
-      const h = (v ?? (fallback as string | null))?.toLowerCase() ?? null;
-      if (h !== null && !HOSTNAME.test(h)) throw new ConfigError(name, `not a valid host name: ${JSON.stringify(h)}`);
-      return h;
-    }
-    case 'url':
-      return httpUrl(name, v?.trim() || (fallback as string | null));
-    case 'token':
-      if (v === undefined) return null;
-      if (v.length < 16 || /\s/.test(v)) throw new ConfigError(name, 'a token needs at least 16 characters and no spaces');
-      return v;
-    case 'ip-list':
-      return v === undefined || !v.trim() ? [] : v.split(',').map((entry) => ipOrRange(name, entry.trim()));
+/** The settings' values placed by their rows' `field`s; a group whose gate is unset is null. */
+export function placeSettings(values: Map<SettingName, unknown>): Record<string, unknown> {
+  const tree: Record<string, unknown> = {};
+  for (const [name, s] of ROWS) {
+    if (s.field === undefined) continue;
+    const path = s.field.split('.');
+    let node = tree;
+    for (const part of path.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+    node[path[path.length - 1]] = values.get(name);
   }
-}
-
-function wholeNumber(name: string, v: string, min: number, max: number): number {
-  if (!/^\d+$/.test(v)) throw new ConfigError(name, `expected a whole number, got ${JSON.stringify(v)}`);
-  const n = Number(v);
-  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
-
-function httpUrl(name: string, v: string | null): string | null {
-  if (!v) return null;
-  try {
-    const u = new URL(v);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
-  } catch {
-    throw new ConfigError(name, `expected an absolute http(s) URL, got ${JSON.stringify(v)}`);
-  }
-  return v;
-}
-
-/** `10.0.0.1`, `10.1.0.0/16`, `::1`, `fd00::/8`: an IP address, or one with a prefix length that fits it. */
-function ipOrRange(name: string, entry: string): string {
-  const slash = entry.indexOf('/');
-  const address = slash < 0 ? entry : entry.slice(0, slash);
-  const family = isIP(address);
-  const bits = slash < 0 ? null : entry.slice(slash + 1);
-  const max = family === 6 ? 128 : 32;
-  if (!family || (bits !== null && (!/^\d{1,3}$/.test(bits) || Number(bits) > max))) {
-    throw new ConfigError(name, `expected IP addresses or CIDR ranges separated by commas, got ${JSON.stringify(entry)}`);
-  }
-  return entry;
+  for (const [name, s] of ROWS) if (s.gate && values.get(name) === null) tree[s.field!.split('.')[0]] = null;
+  return tree;
 }

@@ -1,9 +1,12 @@
 // A misspelled MAILROOM_* variable would otherwise be ignored silently, and the default it leaves in place
 // can be costly (no MAILROOM_SMTP_RELAY means delivery straight to the recipients' MX hosts on the internet).
-// The known names are src/settings.ts's table, the one place a setting is declared.
+// The known names are the settings table's (src/infra/settings-table.ts), the one place a setting is declared.
 
-/** Prefixes of variables read by the test and benchmark scripts, never by the service. */
-const TOOLING_PREFIXES = ['MAILROOM_TEST_', 'MAILROOM_BENCH_', 'MAILROOM_ROBUST_'];
+/**
+ * Prefixes of variables read by the test and benchmark scripts, never by the service: a test run that sets
+ * one passes it on to the `serve` processes it spawns, which must not stop over it.
+ */
+export const TOOLING_PREFIXES = ['MAILROOM_TEST_', 'MAILROOM_BENCH_', 'MAILROOM_ROBUST_', 'MAILROOM_CONSOLE_SCREENSHOTS', 'MAILROOM_CHROMIUM'];
 
 /** Levenshtein distance, small strings only. */
 function distance(a: string, b: string): number {

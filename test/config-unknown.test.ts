@@ -1,8 +1,23 @@
 // tier: unit
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { nearestName } from '../src/config-unknown.js';
+import { nearestName, TOOLING_PREFIXES } from '../src/config-unknown.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+
+/** `process.env.MAILROOM_*` names read in the .ts/.js/.mjs files under `dir`, with the file reading each. */
+function envReads(dir: string): Array<[string, string]> {
+  const found: Array<[string, string]> = [];
+  for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !/\.(ts|js|mjs)$/.test(entry.name)) continue;
+    const file = join(entry.parentPath, entry.name);
+    for (const m of readFileSync(file, 'utf8').matchAll(/process\.env\.(MAILROOM_\w+)/g)) found.push([file.slice(ROOT.length), m[1]]);
+  }
+  return found;
+}
 
 describe('unknown MAILROOM_* variables', () => {
   it('a misspelling stops the start, naming the nearest known variable', () => {
@@ -46,6 +61,15 @@ describe('unknown MAILROOM_* variables', () => {
     assert.deepEqual(c.http, { requestTimeoutMs: 60_000, headersTimeoutMs: 10_000, idleTimeoutMs: 5_000 });
     assert.equal(c.shutdownTimeoutMs, 20_000);
     assert.equal(c.metricsToken, null);
+  });
+
+  it('the service reads MAILROOM_* only through the settings table, and the tooling only names of its own', () => {
+    assert.deepEqual(envReads('src'), [], 'a MAILROOM_* variable read outside the settings table');
+    const tooling = [...envReads('test'), ...envReads('bench'), ...envReads('scripts')];
+    assert.ok(tooling.length > 0);
+    assert.deepEqual(tooling.filter(([, name]) => !TOOLING_PREFIXES.some((p) => name.startsWith(p))), [], 'a knob of the tests that a spawned serve would refuse');
+    // Such a knob in the environment does not stop the service.
+    assert.equal(loadConfig({ MAILROOM_TEST_DB: 'sqlite', MAILROOM_CONSOLE_SCREENSHOTS: '/tmp', MAILROOM_ROBUST_SEED: '1' }).port, 8080);
   });
 
   it('nearestName picks the smallest edit distance', () => {

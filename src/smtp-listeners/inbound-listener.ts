@@ -56,7 +56,7 @@ export async function startInboundListener(ctx: AppContext): Promise<InboundList
   const maxBytes = ctx.config.inboundMaxMessageBytes;
   const spoolDir = await SpoolDir.create('mailroom-inbound');
   const budget = new ByteBudget(PARSE_BUDGET_MESSAGES * maxBytes);
-  const ownDomain = async (d: string) => d === ctx.config.inboundDomain || d === ctx.config.dmarc.reportDomain || isReturnPathDomain(ctx, d);
+  const ownDomain = async (d: string) => d === ctx.config.inboundDomain || d === ctx.config.dmarc.report.domain || isReturnPathDomain(ctx, d);
   // Per-client connection limits and deadlines that NOOP does not extend (client-slots.ts).
   const slots = new ClientSlots(ctx.config.inboundSlots, ctx.clock, log);
 

@@ -57,7 +57,7 @@ export function needsAuthorization(domain: string, reportDomain: string): boolea
 }
 
 export function dmarcFields(ctx: Pick<AppContext, 'config' | 'secrets'>, d: { id: number; name: string; dmarc_verified: number; dmarc_policy: string }): DmarcDnsFields {
-  const reportDomain = ctx.config.dmarc.reportDomain;
+  const reportDomain = ctx.config.dmarc.report.domain;
   const external = needsAuthorization(d.name, reportDomain);
   return {
     DMARCHost: `_dmarc.${d.name}`,

@@ -19,21 +19,21 @@ const tag = (ctx: Pick<AppContext, 'secrets'>, domainId: number) => ctx.secrets.
 
 /** The bare report address. */
 export function baseReportAddress(ctx: Pick<AppContext, 'config'>): string {
-  return `${ctx.config.dmarc.reportLocal}@${ctx.config.dmarc.reportDomain}`;
+  return `${ctx.config.dmarc.report.local}@${ctx.config.dmarc.report.domain}`;
 }
 
 /** The rua address of one domain. */
 export function domainReportAddress(ctx: Pick<AppContext, 'config' | 'secrets'>, domainId: number): string {
-  return `${ctx.config.dmarc.reportLocal}+${domainId}.${tag(ctx, domainId)}@${ctx.config.dmarc.reportDomain}`;
+  return `${ctx.config.dmarc.report.local}+${domainId}.${tag(ctx, domainId)}@${ctx.config.dmarc.report.domain}`;
 }
 
 /** The report address `address` is, or null when it is none (or names a domain with a wrong tag). */
 export function matchReportAddress(ctx: Pick<AppContext, 'config' | 'secrets'>, address: string): DmarcTarget | null {
   const a = address.trim().toLowerCase();
   const at = a.lastIndexOf('@');
-  if (at <= 0 || a.slice(at + 1).replace(/\.$/, '') !== ctx.config.dmarc.reportDomain) return null;
+  if (at <= 0 || a.slice(at + 1).replace(/\.$/, '') !== ctx.config.dmarc.report.domain) return null;
   const local = a.slice(0, at);
-  const base = ctx.config.dmarc.reportLocal;
+  const base = ctx.config.dmarc.report.local;
   if (local === base) return { address: a, domainId: null };
   if (!local.startsWith(`${base}+`)) return null;
   const m = /^(\d{1,12})\.([0-9a-z_-]{12})$/.exec(local.slice(base.length + 1));

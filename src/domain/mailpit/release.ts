@@ -61,7 +61,7 @@ export async function releaseMessage(ctx: AppContext, server: MailpitServer, id:
       },
       opportunisticTls: relay.tls === 'none',
       requireTls: relay.tls === 'starttls',
-      ...(relay.auth ? { auth: relay.auth } : {}),
+      ...(relay.user !== null && relay.pass !== null ? { auth: { user: relay.user, pass: relay.pass } } : {}),
       connectTimeoutMs: 10_000,
       socketTimeoutMs: 30_000,
     });

@@ -12,12 +12,12 @@ const env = { MAILROOM_DATABASE_URL: ':memory:' };
 describe('DMARC settings and report addresses', () => {
   it('defaults to dmarc@ the inbound domain, 180 days, no extra own sources', () => {
     const c = loadConfig(env);
-    assert.deepEqual(c.dmarc, { reportLocal: 'dmarc', reportDomain: c.inboundDomain, retentionDays: 180, ownSources: [] });
+    assert.deepEqual(c.dmarc, { report: { local: 'dmarc', domain: c.inboundDomain }, retentionDays: 180, ownSources: [] });
   });
 
   it('takes an address, a retention and own sources, and refuses what it cannot use', () => {
     const c = loadConfig({ ...env, MAILROOM_DMARC_REPORT_ADDRESS: 'Reports@DMARC.Example.com', MAILROOM_DMARC_RETENTION_DAYS: '30', MAILROOM_DMARC_OWN_SOURCES: '203.0.113.0/24, 2001:db8::1' });
-    assert.deepEqual(c.dmarc, { reportLocal: 'reports', reportDomain: 'dmarc.example.com', retentionDays: 30, ownSources: ['203.0.113.0/24', '2001:db8::1'] });
+    assert.deepEqual(c.dmarc, { report: { local: 'reports', domain: 'dmarc.example.com' }, retentionDays: 30, ownSources: ['203.0.113.0/24', '2001:db8::1'] });
     for (const bad of ['dmarc', 'a+b@example.com', '@example.com', 'dmarc@exa mple.com', 'x@']) {
       assert.throws(() => loadConfig({ ...env, MAILROOM_DMARC_REPORT_ADDRESS: bad }), /MAILROOM_DMARC_REPORT_ADDRESS/, bad);
     }
