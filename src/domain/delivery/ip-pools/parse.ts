@@ -15,7 +15,7 @@ export const POOL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const HOST = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 const KEYS = new Set(['name', 'addresses', 'ehlo']);
 
-/** A problem with the value, worded for the operator; config.ts prefixes the variable's name. */
+/** A problem with the value, worded for the operator; the settings reader (config-kinds-net.ts) prefixes the variable's name. */
 export class IpPoolsError extends Error {}
 
 function checkPool(raw: { name: unknown; addresses: unknown; ehlo: unknown }, where: string): IpPool {
