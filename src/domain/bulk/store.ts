@@ -98,11 +98,10 @@ export async function storeBulkRequest(ctx: AppContext, r: StoredRequest, turns:
   const writer = writerOf(ctx);
   const id = r.row.id;
   const head: Write = { weight: 1, run: async (trx) => void (await trx.insertInto('bulk_requests').values({ ...r.row, status: STORING }).execute()) };
-  let started = false;
+  let pending: Promise<void> | null = null;
   try {
     // The next batch's JSON is written while the previous one commits and syncs.
-    let pending = writer.submit(head);
-    started = true;
+    pending = writer.submit(head);
     for await (const rows of pageBatches(id, r.entries, turns)) {
       await pending;
       pending = writer.submit(pageWrite(ctx, rows));
@@ -123,7 +122,11 @@ export async function storeBulkRequest(ctx: AppContext, r: StoredRequest, turns:
       },
     });
   } catch (err) {
-    if (started) await removeRequest(ctx, id).catch((e: unknown) => ctx.logger.warn({ err: e, bulkId: id }, 'bulk: a request not stored whole is left for the bulk-finish task'));
+    if (pending) {
+      // A batch still being written is let finish first: deleting under it would leave its pages behind.
+      await pending.catch(() => undefined);
+      await removeRequest(ctx, id).catch((e: unknown) => ctx.logger.warn({ err: e, bulkId: id }, 'bulk: a request not stored whole is left for the bulk-finish task'));
+    }
     throw err;
   }
 }
