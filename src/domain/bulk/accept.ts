@@ -2,11 +2,11 @@
 // POST /email (sender signature or verified domain, the stream: a Broadcasts stream of this server), compiles
 // the first entry as a proof that the content renders, checks every entry's rendered Subject (compile.ts), and
 // stores the request as ONE row, its entries as pages and its attachments once, with one expansion job per
-// PAGES_PER_JOB pages, in ONE transaction: the answer (Status "Accepted") is sent after that commit. Workers
-// then compile the pages into messages (expand.ts).
+// PAGES_PER_JOB pages (store.ts: in several short transactions, all or nothing): the answer (Status
+// "Accepted") is sent after the last one is durable. Workers then compile the pages into messages
+// (expand.ts). The walks over the entries give the event loop away in turns (turns.ts).
 import type { AppContext } from '../app-context.js';
-import { insertRows } from '../../infra/db/raw-insert.js';
-import { enqueueJobs, type NewJob } from '../../infra/jobs/enqueue.js';
+import type { NewJob } from '../../infra/jobs/enqueue.js';
 import { iso } from '../../infra/time.js';
 import type { SendAuth } from '../accepting/accept.js';
 import { checkMessage, loadCheckData } from '../accepting/checks.js';
@@ -14,6 +14,8 @@ import { newMessageId } from '../accepting/message-id.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { checkSubjects, compiler } from './compile.js';
 import { BULK_EXPAND_QUEUE, PAGE_SIZE, PAGES_PER_JOB, type ExpandPayload } from './jobs.js';
+import { storeBulkRequest } from './store.js';
+import { bulkTurns, type Turns } from './turns.js';
 import { prepareBulkRequest } from './validate.js';
 
 // The request's ID under both spellings the hosted service's official clients read: `Id` (the Node
@@ -26,19 +28,14 @@ export interface BulkSendingResponse {
   SubmittedAt: string;
 }
 
-const PAGE_COLUMNS = ['bulk_id', 'page', 'entries'] as const;
-const ATTACHMENT_COLUMNS = ['bulk_id', 'position', 'name', 'content_type', 'content_id', 'content', 'size'] as const;
-/** Pages per INSERT: a page is up to PAGE_SIZE entries of JSON, so a statement stays a few MB. */
-const PAGES_PER_STATEMENT = 20;
-
-export async function submitBulk(ctx: AppContext, auth: SendAuth, body: unknown): Promise<BulkSendingResponse> {
-  const bulk = prepareBulkRequest(body);
+export async function submitBulk(ctx: AppContext, auth: SendAuth, body: unknown, turns: Turns = bulkTurns()): Promise<BulkSendingResponse> {
+  const bulk = await prepareBulkRequest(body, turns);
   const sender = { accountId: auth.accountId, serverId: auth.serverId };
   const attachmentList = bulk.attachments.map((a) => ({ name: a.name, contentType: a.contentType, contentId: a.contentId, content: '', size: a.size, checksums: a.checksums }));
   // The first entry compiled now: a template that is missing, a layout or does not render refuses the request.
   const compile = await compiler(ctx.db, { threads: ctx.threads, waitForRoom: false }, auth.serverId, bulk.content, attachmentList);
   const first = await compile(bulk.entries[0]);
-  checkSubjects(compile, bulk.entries);
+  await checkSubjects(compile, bulk.entries, turns);
   const data = await loadCheckData(ctx.db, [{ sender, message: { ...first, recipients: [] } }]);
   const refusal = checkMessage(data, sender, { ...first, recipients: [] });
   if (refusal) throw refusal;
@@ -54,34 +51,24 @@ export async function submitBulk(ctx: AppContext, auth: SendAuth, body: unknown)
   const answer: BulkSendingResponse = { Id: id, ID: id, Status: 'Accepted', SubmittedAt: iso(now)! };
   if (auth.testMode) return answer;
 
-  const pages: unknown[][] = [];
-  for (let p = 0; p * PAGE_SIZE < bulk.entries.length; p++) pages.push([id, p, JSON.stringify(bulk.entries.slice(p * PAGE_SIZE, (p + 1) * PAGE_SIZE))]);
+  const pages = Math.ceil(bulk.entries.length / PAGE_SIZE);
   const jobs: NewJob[] = [];
-  for (let page = 0; page < pages.length; page += PAGES_PER_JOB) {
-    const payload: ExpandPayload = { bulkId: id, page, pages: Math.min(PAGES_PER_JOB, pages.length - page) };
+  for (let page = 0; page < pages; page += PAGES_PER_JOB) {
+    const payload: ExpandPayload = { bulkId: id, page, pages: Math.min(PAGES_PER_JOB, pages - page) };
     jobs.push({ queue: BULK_EXPAND_QUEUE, payload, runAt: now });
   }
-  await ctx.db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('bulk_requests')
-      .values({
-        id,
-        server_id: auth.serverId,
-        stream_id: bulk.streamId,
-        subject: compile.subject,
-        content: JSON.stringify(bulk.content),
-        attachments: JSON.stringify(bulk.attachments.map((a) => ({ Name: a.name, ContentType: a.contentType, ContentID: a.contentId, ContentLength: a.size, Checksums: a.checksums }))),
-        total_messages: bulk.entries.length,
-        pages: pages.length,
-        submitted_at: now,
-      })
-      .execute();
-    for (let i = 0; i < pages.length; i += PAGES_PER_STATEMENT) await insertRows(trx, ctx.dialect, 'bulk_pages', PAGE_COLUMNS, pages.slice(i, i + PAGES_PER_STATEMENT));
-    for (const [position, a] of bulk.attachments.entries()) {
-      await insertRows(trx, ctx.dialect, 'bulk_attachments', ATTACHMENT_COLUMNS, [[id, position, a.name, a.contentType, a.contentId, a.content, a.size]]);
-    }
-    await enqueueJobs(trx, jobs, now);
-  });
+  const row = {
+    id,
+    server_id: auth.serverId,
+    stream_id: bulk.streamId,
+    subject: compile.subject,
+    content: JSON.stringify(bulk.content),
+    attachments: JSON.stringify(bulk.attachments.map((a) => ({ Name: a.name, ContentType: a.contentType, ContentID: a.contentId, ContentLength: a.size, Checksums: a.checksums }))),
+    total_messages: bulk.entries.length,
+    pages,
+    submitted_at: now,
+  };
+  await storeBulkRequest(ctx, { row, entries: bulk.entries, attachments: bulk.attachments, jobs, now }, turns);
   ctx.metrics.bulkRequestsAccepted.inc();
   ctx.runner.wake();
   return answer;

@@ -15,6 +15,7 @@ import { parseTemplate, RenderBudget, renderNodesToString, TemplateError, type T
 import type { CssThreads } from '../templates/inline-css.js';
 import { loadTemplateForSending, renderStoredTemplate, type RenderedMessage } from '../templates/render-message.js';
 import { mergeHeaders, type BulkContent, type BulkEntry } from './content.js';
+import type { Turns } from './turns.js';
 
 /**
  * Compiles one entry; `subject` is the Subject as written (the template's, for TemplateId/TemplateAlias);
@@ -119,10 +120,10 @@ export async function compiler(db: Kysely<Database>, css: CssInlining, serverId:
 /**
  * Every entry's rendered Subject checked as POST /email checks one (length, no CR/LF: RFC 5322 2.2), at
  * acceptance: a name with a line break in a TemplateModel refuses the request naming its entry, instead of
- * that recipient being left out at expansion after a 200. Only the Subject, a short text: 100,000 entries in
- * 0.13-0.27 s on a loaded 2-CPU machine (rendering the bodies too would take seconds); the workers render those.
+ * that recipient being left out at expansion after a 200. Only the Subject, a short text (rendering the
+ * bodies too would take seconds; the workers render those), in turns of the event loop (turns.ts).
  */
-export function checkSubjects(compile: Compile, entries: BulkEntry[]): void {
+export async function checkSubjects(compile: Compile, entries: BulkEntry[], turns: Turns): Promise<void> {
   const subjectOf = compile.subjectOf;
   if (!subjectOf) return;
   for (let i = 0; i < entries.length; i++) {
@@ -136,5 +137,6 @@ export function checkSubjects(compile: Compile, entries: BulkEntry[]): void {
     }
     if (subject.length > MAX_SUBJECT) throw bad(`The Subject rendered for '${where}' is longer than ${MAX_SUBJECT} characters (${subject.length}).`);
     if (LINE_BREAK.test(subject)) throw bad(`The Subject rendered for '${where}' contains CR, LF or other control characters (from its TemplateModel).`);
+    if (turns.due()) await turns.take();
   }
 }

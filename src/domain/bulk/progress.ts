@@ -7,6 +7,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import type { BulkStatus } from './status.js';
+import { STORING } from './store.js';
 
 export const REQUESTS_PER_PAGE = 20;
 export const MESSAGES_PER_PAGE = 50;
@@ -104,7 +105,7 @@ function view(b: Row, progress: BulkProgress): BulkRequestView {
 
 /** A server's bulk requests, newest first, REQUESTS_PER_PAGE at a time (keyset: before = "submittedAt.id"). */
 export async function listBulkRequests(db: Kysely<Database>, serverId: number, before?: { at: number; id: string }): Promise<BulkRequestView[]> {
-  let q = db.selectFrom('bulk_requests').select(COLUMNS).where('server_id', '=', serverId);
+  let q = db.selectFrom('bulk_requests').select(COLUMNS).where('server_id', '=', serverId).where('status', '!=', STORING);
   if (before) q = q.where((eb) => eb.or([eb('submitted_at', '<', before.at), eb.and([eb('submitted_at', '=', before.at), eb('id', '<', before.id)])]));
   const rows = (await q.orderBy('submitted_at', 'desc').orderBy('id', 'desc').limit(REQUESTS_PER_PAGE).execute()) as Row[];
   const out: BulkRequestView[] = [];
@@ -113,7 +114,7 @@ export async function listBulkRequests(db: Kysely<Database>, serverId: number, b
 }
 
 export async function getBulkRequest(db: Kysely<Database>, serverId: number, id: string): Promise<BulkRequestView | null> {
-  const r = (await db.selectFrom('bulk_requests').select(COLUMNS).where('id', '=', id).where('server_id', '=', serverId).executeTakeFirst()) as Row | undefined;
+  const r = (await db.selectFrom('bulk_requests').select(COLUMNS).where('id', '=', id).where('server_id', '=', serverId).where('status', '!=', STORING).executeTakeFirst()) as Row | undefined;
   return r ? view(r, await progressOf(db, r)) : null;
 }
 

@@ -2,7 +2,8 @@
 // messages compiled from bulk requests ('deliver-bulk', the same handler as 'deliver' with its own slots:
 // MAILROOM_DELIVERY_CONCURRENCY for transactional mail stays whole however long the bulk queue is, so a
 // password reset sent during a newsletter is claimed at once), and what completes requests: the finisher,
-// poked by every bulk delivery, and the periodic task behind it. Returns the finisher's stop.
+// poked by every bulk delivery, and the periodic task behind it, which also removes requests a dead process
+// left half written (store.ts). Returns the finisher's stop.
 import type { AppContext } from '../app-context.js';
 import { runDeliveryJob, type DeliveryParts } from '../delivery/handler.js';
 import { DELIVERY_SCHEDULE, deliveryOptions } from '../delivery/options.js';
@@ -10,6 +11,7 @@ import { expandPage } from './expand.js';
 import { createBulkFinisher } from './finisher.js';
 import { BULK_DELIVER_QUEUE, BULK_EXPAND_QUEUE } from './jobs.js';
 import { finishBulkRequests } from './status.js';
+import { removeAbandoned } from './store.js';
 
 export function registerBulk(ctx: AppContext, parts: DeliveryParts): () => Promise<void> {
   const o = deliveryOptions(ctx.config);
@@ -29,6 +31,13 @@ export function registerBulk(ctx: AppContext, parts: DeliveryParts): () => Promi
       await finisher.poke();
     },
   });
-  ctx.scheduler.add({ name: 'bulk-finish', everyMs: 30_000, run: async (now) => void (await finishBulkRequests(ctx, now)) });
+  ctx.scheduler.add({
+    name: 'bulk-finish',
+    everyMs: 30_000,
+    run: async (now) => {
+      await finishBulkRequests(ctx, now);
+      await removeAbandoned(ctx, now);
+    },
+  });
   return () => finisher.stop();
 }

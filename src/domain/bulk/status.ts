@@ -2,12 +2,14 @@
 // page is compiled, Processing while pages remain or its messages wait for delivery, Completed once every page
 // is compiled and every message handed off (delivered, bounced or given up), Failed (with the reason) when its
 // content or sender could no longer be used. PercentageCompleted counts entries done: messages handed off,
-// plus entries skipped (inactive recipients) or not compiled.
+// plus entries skipped (inactive recipients) or not compiled. A request still being written (store.ts) is not
+// found.
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { iso } from '../../infra/time.js';
 import { ApiError, ErrorCode } from '../errors.js';
+import { STORING } from './store.js';
 
 export type BulkStatus = 'Accepted' | 'Processing' | 'Completed' | 'Failed';
 
@@ -75,6 +77,7 @@ export async function getBulkStatus(ctx: AppContext, serverId: number, id: strin
       .select(['id', 'status', 'reason', 'subject', 'total_messages', 'pages', 'pages_done', 'compiled', 'skipped', 'failed', 'submitted_at'])
       .where('id', '=', id)
       .where('server_id', '=', serverId)
+      .where('status', '!=', STORING)
       .executeTakeFirst();
   let b = await find();
   if (!b) throw notFound();

@@ -1,7 +1,8 @@
 // Everything about a bulk request that can be checked without the database: the request-level fields, the
 // attachments, and every entry of Messages. One bad entry refuses the whole request with ErrorCode 300 naming
 // it (Messages[i]): a 200 means every recipient will be compiled, and the application learns at once which
-// entry to fix instead of finding a silently missing recipient later. Costs one pass over the entries.
+// entry to fix instead of finding a silently missing recipient later. Costs one pass over the entries, in
+// turns of the event loop (turns.ts).
 import { prepareAttachments } from '../accepting/attachments.js';
 import { addresses, bad, checkHeaderText, checkLength, optBoolean, optString } from '../accepting/fields.js';
 import { prepareHeaders } from '../accepting/headers.js';
@@ -9,6 +10,7 @@ import * as L from '../accepting/limits.js';
 import { metadata, parseTrackLinks } from '../accepting/validate.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { mergeHeaders, type BulkContent, type BulkEntry, type PreparedBulk } from './content.js';
+import type { Turns } from './turns.js';
 
 /** A bulk request's recipient entries (the payload limit, 50 MB, bounds them first). */
 export const MAX_BULK_MESSAGES = 1_000_000;
@@ -63,7 +65,7 @@ function templateRef(o: Record<string, unknown>): { id: number | null; alias: st
   return { id: id as number | null, alias: alias as string | null };
 }
 
-export function prepareBulkRequest(body: unknown): PreparedBulk {
+export async function prepareBulkRequest(body: unknown, turns: Turns): Promise<PreparedBulk> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw bad('The request body must be a JSON object.');
   const o = body as Record<string, unknown>;
   const fromRaw = optString(o, 'From');
@@ -111,7 +113,11 @@ export function prepareBulkRequest(body: unknown): PreparedBulk {
   if (!Array.isArray(list) || list.length === 0) throw bad("The field 'Messages' is required: an array of at least one {To, Cc, Bcc, TemplateModel, Metadata}.");
   if (list.length > MAX_BULK_MESSAGES) throw bad(`A bulk request holds at most ${MAX_BULK_MESSAGES} messages; this one has ${list.length}.`);
   const request: RequestLevel = { headers: prepareHeaders(o.Headers), metadata: metadata(o.Metadata) };
-  const entries = list.map((entry, i) => prepareEntry(entry, i, request));
+  const entries: BulkEntry[] = new Array<BulkEntry>(list.length);
+  for (let i = 0; i < list.length; i++) {
+    entries[i] = prepareEntry(list[i], i, request);
+    if (turns.due()) await turns.take();
+  }
 
   const content: BulkContent = {
     From: fromRaw,

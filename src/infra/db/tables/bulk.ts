@@ -5,7 +5,7 @@ export interface BulkRequestsTable {
   id: string;
   server_id: number;
   stream_id: string;
-  /** Accepted | Processing | Completed | Failed */
+  /** Storing (being written, seen by nobody: src/domain/bulk/store.ts) | Accepted | Processing | Completed | Failed */
   status: WithDefault<string>;
   /** Why a Failed request failed. */
   reason: WithDefault<string | null>;
