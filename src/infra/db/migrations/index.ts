@@ -35,6 +35,7 @@ import * as m0033 from './0033-inbound-hook-responses.js';
 import * as m0034 from './0034-text-search.js';
 import * as m0035 from './0035-sandbox-any-from.js';
 import * as m0037 from './0037-message-size.js';
+import * as m0039 from './0039-metadata-index.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -71,4 +72,5 @@ export const migrations: Record<string, Migration> = {
   '0034-text-search': m0034,
   '0035-sandbox-any-from': m0035,
   '0037-message-size': m0037,
+  '0039-metadata-index': m0039,
 };
