@@ -3,7 +3,6 @@
 // case-insensitively, as Mailpit keeps tags unique whatever their case.
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { AppContext } from '../app-context.js';
-import type { MailpitServer } from './filters.js';
 
 type Ctx = Pick<AppContext, 'db' | 'database'>;
 
@@ -27,7 +26,7 @@ export function tagTerm(ctx: Pick<AppContext, 'database'>, tag: string): RawBuil
  * the matching messages as ids when at most `max` (the Tag's from the index, the API's from theirs), or null:
  * `tagged`, read per message.
  */
-export async function planTag(ctx: Ctx, server: MailpitServer, tag: string, max: number): Promise<'indexed' | string[] | null> {
+export async function planTag(ctx: Ctx, server: { id: number; sandbox: boolean }, tag: string, max: number): Promise<'indexed' | string[] | null> {
   const v = tag.toLowerCase();
   const sandbox = server.sandbox ? sql<SqlBool>`messages.sandbox = ${sql.lit(1)}` : sql<SqlBool>`1 = 1`;
   const { rows: extra } = await sql<{ id: string }>`select s.message_id as id from mailpit_state s join messages on messages.id = s.message_id

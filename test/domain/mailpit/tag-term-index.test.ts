@@ -22,7 +22,7 @@ const TAGS = ['welcome', 'Welcome', 'WELCOME', 'news', undefined, 'a_b%', 'ünï
 describe('tag: on the folded tag index equals the per-message check', () => {
   let s: TestService;
   let server: MailpitServer;
-  let ids: string[] = [];
+  const ids: string[] = [];
 
   /** The plain check: every term written before any look at an index (scope without planned terms). */
   const scan = async (q: string) => {
