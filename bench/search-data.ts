@@ -44,6 +44,10 @@ export function loadSql(ctx: AppContext, serverA: number, serverB: number, N: nu
   const cc = sql`insert into message_recipients (message_id, server_id, stream_id, kind, email, name, status, received_at, settled_at)
     select ${id}, ${server}, ${stream}, 'Cc', ${cat(sql`'cc'`, num(sql`n % 50000`), sql`'@example.org'`)}, '', 'Sent', ${time}, null
     from (${seq}) as seq where n % 4 = 0`;
-  return [messages, to, cc];
+  // The Metadata field's row, as accepting writes it (migration 0039).
+  const metadata = sql`insert into message_metadata (message_id, key, server_id, stream_id, value, received_at)
+    select ${id}, 'customer', ${server}, ${stream}, ${cat(sql`'c'`, num(sql`n % 1000`))}, ${time}
+    from (${seq}) as seq`;
+  return [messages, to, cc, metadata];
 }
 

@@ -185,7 +185,7 @@ async function run(dialect: BenchDialect, N: number): Promise<void> {
     const app = await buildApp(ctx);
     const get = (url: string) => app.inject({ method: 'GET', url, headers: url.startsWith('/mailpit') ? { authorization: AUTH } : { 'x-postmark-server-token': TOKEN } });
     let k = 0;
-    const pkRun = await timed(() => get(`/messages/outbound/${benchMessageId(1 + ((k++ * 7919) % (N / 20)) * 20 + 1)}/details`), 'pk');
+    const pkRun = await timed(() => get(`/messages/outbound/${benchMessageId(1 + ((k++ * 7919) % Math.floor(N / 20)) * 20 + 1)}/details`), 'pk');
     const pk = Math.max(0.01, pct(pkRun.t, 95));
     line('ceiling: one message by primary key (details)', pkRun, pk);
     for (const [name, url] of API.filter(([name]) => wanted(name))) {

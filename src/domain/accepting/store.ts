@@ -1,6 +1,6 @@
-// Writes accepted messages: the message, one row per recipient (To, Cc, Bcc), the attachments (base64), a
-// Processed event (through recordEvents, so webhooks and statistics follow in the same transaction) and the
-// delivery jobs. The caller owns the transaction; nothing here commits.
+// Writes accepted messages: the message, one row per recipient (To, Cc, Bcc) and per Metadata field, the
+// attachments (base64), a Processed event (through recordEvents, so webhooks and statistics follow in the
+// same transaction) and the delivery jobs. The caller owns the transaction; nothing here commits.
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
@@ -30,6 +30,8 @@ const MESSAGE_COLUMNS = [
 ] as const;
 const RECIPIENT_COLUMNS = ['message_id', 'server_id', 'stream_id', 'kind', 'email', 'name', 'status', 'received_at', 'settled_at'] as const;
 const ATTACHMENT_COLUMNS = ['message_id', 'position', 'name', 'content_type', 'content_id', 'content', 'size'] as const;
+/** One row per Metadata field: the index GET /messages' metadata_<key>=<value> reads (migration 0039). */
+const METADATA_COLUMNS = ['message_id', 'key', 'server_id', 'stream_id', 'value', 'received_at'] as const;
 
 /** What storing needs of the process. */
 export type StoreContext = Pick<AppContext, 'config' | 'dialect' | 'clock'>;
@@ -39,6 +41,7 @@ export async function storeMessages(trx: Kysely<Database>, ctx: StoreContext, ac
   const messages: unknown[][] = [];
   const recipients: unknown[][] = [];
   const attachments: unknown[][] = [];
+  const metadata: unknown[][] = [];
   const events: MessageEventInput[] = [];
   const jobs: NewJob[] = [];
   for (const { id, serverId, message: m, settings, bulk } of accepted) {
@@ -56,6 +59,7 @@ export async function storeMessages(trx: Kysely<Database>, ctx: StoreContext, ac
       id, serverId, m.streamId, m.fromEmail, m.fromRaw, m.subject, m.tag, m.htmlBody, m.textBody, m.replyTo, JSON.stringify(m.headers),
       JSON.stringify(m.metadata), trackOpens ? 1 : 0, trackLinks, JSON.stringify(attachmentList), status, sandbox ? 1 : 0, now, null, bulk?.id ?? null,
     ]);
+    for (const [key, value] of Object.entries(m.metadata)) metadata.push([id, key, serverId, m.streamId, value, now]);
     const fakes = new Set(sandbox ? m.recipients.filter((r) => isBounceTestingAddress(ctx.config, r.email)) : []);
     for (const r of m.recipients) {
       const settled = sandbox && !fakes.has(r);
@@ -83,6 +87,7 @@ export async function storeMessages(trx: Kysely<Database>, ctx: StoreContext, ac
   }
   await insertRows(trx, ctx.dialect, 'messages', MESSAGE_COLUMNS, messages);
   await insertRows(trx, ctx.dialect, 'message_recipients', RECIPIENT_COLUMNS, recipients);
+  await insertRows(trx, ctx.dialect, 'message_metadata', METADATA_COLUMNS, metadata);
   // Attachments are large: a few per statement keeps one statement's text and parameters bounded.
   for (let i = 0; i < attachments.length; i += 20) await insertRows(trx, ctx.dialect, 'message_attachments', ATTACHMENT_COLUMNS, attachments.slice(i, i + 20));
   await recordEvents(trx, ctx, events);

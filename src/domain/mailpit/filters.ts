@@ -9,6 +9,7 @@ import { sql, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kys
 import type { AppContext } from '../app-context.js';
 import type { MessageTextColumn, TextPlan } from '../../infra/db/sql-dialect.js';
 import type { Term } from './query.js';
+import { planTag, tagged, tagTerm } from './tag-term.js';
 
 // The builder mixes messages with the left-joined state; its typing is loosened, the columns are checked by tests.
 export type Query = SelectQueryBuilder<any, any, any>;
@@ -30,6 +31,8 @@ export interface PlannedTerms {
   plans: Map<string, TextPlan>;
   /** Terms whose matching messages were read first, as ids (see planTerms). */
   ids: Map<Term, string[]>;
+  /** tag: terms no tag set through the API adds to other messages: matched on the folded tag index (tagTerm). */
+  tagIndexed: Set<Term>;
 }
 
 /** More matching ids than this are not passed as values: the term stays a condition of the query. */
@@ -80,6 +83,13 @@ export async function planTerms(ctx: Pick<AppContext, 'db' | 'database'>, server
     }
   }
   const ids = new Map<Term, string[]>();
+  const tagIndexed = new Set<Term>();
+  for (const t of terms) {
+    if (t.kind !== 'field' || t.field !== 'tag' || t.exclude || t.value === '') continue;
+    const tag = await planTag(ctx, server, t.value, MAX_IDS);
+    if (tag === 'indexed') tagIndexed.add(t);
+    else if (tag) ids.set(t, tag);
+  }
   // Where messages are day partitions (PostgreSQL), a term answered from the index's candidates in an OR of
   // several tables (free text: messages or recipients) is planned as a filter of every partition's rows in
   // time order with a subplan per partition. Each branch is read alone instead, from its index, and the
@@ -105,7 +115,7 @@ export async function planTerms(ctx: Pick<AppContext, 'db' | 'database'>, server
       if (found.size <= MAX_IDS) ids.set(t, [...found]);
     }
   }
-  return { plans, ids };
+  return { plans, ids, tagIndexed };
 }
 
 /** A condition and whether an index's few candidates answer it whole (so that it may drive the query). */
@@ -143,11 +153,6 @@ function recipient(ctx: Ctx, serverId: number, planned: PlannedTerms | undefined
     return plain(sql<SqlBool>`messages.id in (select r.message_id from message_recipients r where r.server_id = ${serverId} and r.kind in (${k}) and ${plan.check})`);
   }
   return plain(sql<SqlBool>`exists (select 1 from message_recipients r where r.message_id = messages.id and r.kind in (${k}) and ${plan.check})`);
-}
-
-/** The message's tags contain `tag` (case-insensitive, as Mailpit keeps tags unique whatever their case). */
-export function tagged(ctx: Pick<AppContext, 'database'>, tag: string): RawBuilder<SqlBool> {
-  return sql<SqlBool>`((s.tags is null and lower(coalesce(messages.tag, '')) = ${tag.toLowerCase()}) or (s.tags is not null and ${ctx.database.sql.contains(sql.ref('s.tags'), JSON.stringify(tag))}))`;
 }
 
 function condition(ctx: Ctx, server: MailpitServer, t: Term, p: PlannedTerms | undefined): Cond {
@@ -189,7 +194,8 @@ function condition(ctx: Ctx, server: MailpitServer, t: Term, p: PlannedTerms | u
     case 'message-id':
       return plain(ctx.database.sql.contains(sql`messages.id || ${`@${ctx.config.returnPathDomain.toLowerCase()}`}`, v.replace(/^<|>$/g, '')));
     case 'tag':
-      return plain(tagged(ctx, v));
+      // Two-valued as `tagged` only where it holds (tagTerm is NULL for an untagged message): never negated.
+      return plain(p?.tagIndexed.has(t) && !t.exclude ? tagTerm(ctx, v) : tagged(ctx, v));
     case 'text':
       return or([
         has(ctx, server, p, MESSAGE_TEXT, v),

@@ -2,7 +2,9 @@
 // (0001: stream/time, tag/time, from/time, status/time) or on the recipients (0005: server, stream,
 // lower(email), time); the recipient filter is answered from the recipients index and joined back by
 // message id, so a rare recipient never walks the whole stream. On PostgreSQL, recipient and message filters
-// together read the recipient's ids first instead (search-recipient-first.ts: the day partitions).
+// together read the recipient's ids first instead (search-recipient-first.ts: the day partitions). Metadata
+// filters are answered from message_metadata (migration 0039), whose index holds a key/value's messages in
+// the search's order: the page is cut from it, or its ids are read first when other filters remain.
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { TextPlan } from '../../infra/db/sql-dialect.js';
 import type { AppContext } from '../app-context.js';
@@ -11,6 +13,7 @@ import { limitedRead } from '../read-limit.js';
 import { normalizeEmail } from '../../infra/mime/normalize.js';
 import { parseFilterDate } from '../../infra/time.js';
 import { countCapped } from './counting.js';
+import { hasMetadataField, metadataHits } from './search-metadata.js';
 import { recipientThenMessages } from './search-recipient-first.js';
 import { ITEM_COLUMNS, messageItem, recipientsOf, type MessageRow } from './view.js';
 import type { MessageSearch } from './search-query.js';
@@ -56,10 +59,14 @@ interface Plan {
   to: number | null;
   /** Filters answered by message_recipients (recipient, bounced). */
   recipientSide: boolean;
-  /** Filters only the messages table can answer. */
+  /** Filters only the messages table can answer (metadata apart). */
   messageSide: boolean;
+  /** metadata_<key>=<value> filters, answered by message_metadata. */
+  metadata: Array<[string, string]>;
   /** The subject filter's text plan (SqlDialect.textPlan), looked up before the query is built. */
   subject?: TextPlan;
+  /** The query is given its ids (`messages.id in (...)`), which drive it: no other index of messages is offered. */
+  byIds?: boolean;
 }
 
 function plan(q: MessageSearch): Plan {
@@ -72,7 +79,8 @@ function plan(q: MessageSearch): Plan {
     from,
     to,
     recipientSide: Boolean(q.recipient) || status === 'bounced',
-    messageSide: Boolean(q.fromemail || q.tag || q.subject || status === 'queued' || status === 'sent' || Object.keys(q.metadata ?? {}).length),
+    messageSide: Boolean(q.fromemail || q.tag || q.subject || status === 'queued' || status === 'sent'),
+    metadata: Object.entries(q.metadata ?? {}),
   };
 }
 
@@ -93,6 +101,15 @@ function recipientHits(ctx: AppContext, serverId: number, q: MessageSearch, p: P
   return r as unknown as Query;
 }
 
+/** metadataHits (search-metadata.ts) with the search's dates and keyset on its rows. */
+function metadataHitsOf(ctx: AppContext, serverId: number, q: MessageSearch, p: Plan): Query {
+  const at = sql.ref('mm.received_at');
+  const bounds: RawBuilder<SqlBool>[] = keyset(at, sql.ref('mm.message_id'), q);
+  if (p.from !== null) bounds.push(sql<SqlBool>`${at} >= ${p.from}`);
+  if (p.to !== null) bounds.push(sql<SqlBool>`${at} <= ${p.to}`);
+  return metadataHits(ctx, serverId, p.stream, p.metadata, bounds);
+}
+
 function filtered(ctx: AppContext, serverId: number, q: MessageSearch, p: Plan): Query {
   let qb: Query;
   if (p.recipientSide) {
@@ -100,9 +117,10 @@ function filtered(ctx: AppContext, serverId: number, q: MessageSearch, p: Plan):
   } else {
     qb = ctx.db.selectFrom('messages') as unknown as Query;
   }
-  // A subject answered from the trigram index's few candidates drives the query: the server's indexes are then
-  // not offered to the planner, which would otherwise walk the stream in time order checking each subject.
-  const driven = Boolean(p.subject?.narrowing);
+  // A subject answered from the trigram index's few candidates, or the ids given, drive the query: the
+  // server's indexes are then not offered to the planner, which would otherwise walk the stream in time order
+  // (or a tag's messages) checking each against them.
+  const driven = Boolean(p.subject?.narrowing) || p.byIds === true;
   const server = driven ? ctx.database.sql.unindexed(sql.ref('messages.server_id')) : sql.ref('messages.server_id');
   qb = qb.where(server, '=', serverId).where('messages.stream_id', '=', p.stream);
   if (p.from !== null) qb = qb.where('messages.received_at', '>=', p.from);
@@ -117,38 +135,52 @@ function filtered(ctx: AppContext, serverId: number, q: MessageSearch, p: Plan):
     const s = p.subject;
     qb = qb.where(s ? (s.narrowing ? sql<SqlBool>`(${s.narrowing} and ${s.check})` : s.check) : ctx.database.sql.messageContains(['subject'], q.subject, true));
   }
-  for (const [key, value] of Object.entries(q.metadata ?? {})) {
-    // Metadata is JSON text; no index can serve arbitrary keys, so these narrow what the other filters find.
-    qb = qb.where(ctx.database.sql.jsonFieldEquals(sql.ref('messages.metadata'), key, value));
-  }
+  // Only beside recipient filters, which drive: alone or with message filters, metadata drives (findPage).
+  for (const [key, value] of p.metadata) qb = qb.where(hasMetadataField(serverId, key, value));
   return qb;
 }
 
 const ITEM_SELECTION = ITEM_COLUMNS.map((c) => `messages.${c}`);
 
+/**
+ * The page cut from `hits` ((message_id, received_at) read from an index in the search's order) and the
+ * capped count of the hits; only the page's messages are read.
+ */
+async function pageOfHits(ctx: AppContext, serverId: number, q: MessageSearch, hits: Query): Promise<{ rows: MessageRow[]; total: number }> {
+  const [page, total] = await Promise.all([
+    hits.orderBy('received_at', 'desc').orderBy('message_id', 'desc').limit(q.count).offset(q.offset).execute() as Promise<Array<{ message_id: string }>>,
+    q.withTotal === false ? -1 : countCapped(ctx, hits, true),
+  ]);
+  const ids = page.map((h) => h.message_id);
+  if (ids.length === 0) return { rows: [], total };
+  // By primary key only: with "and server_id = ?" beside it SQLite's planner (without ANALYZE statistics)
+  // prefers walking the server's whole retention index. The hits were already filtered by server; the check
+  // below keeps the isolation explicit all the same.
+  const found = (await ctx.db.selectFrom('messages').select([...ITEM_COLUMNS]).where('id', 'in', ids).execute()) as MessageRow[];
+  const byId = new Map(found.filter((m) => m.server_id === serverId).map((m) => [m.id, m]));
+  return { rows: ids.map((id) => byId.get(id)).filter((m): m is MessageRow => m !== undefined), total };
+}
+
 /** One page of messages (newest first, id as tie-breaker) and the capped TotalCount. */
 async function findPage(ctx: AppContext, serverId: number, q: MessageSearch): Promise<{ rows: MessageRow[]; total: number }> {
   const p = plan(q);
   if (q.subject) p.subject = await ctx.database.sql.textPlan(ctx.db, { table: 'messages', columns: ['subject'], indexed: true }, q.subject);
-  if (p.recipientSide && !p.messageSide) {
+  if (p.recipientSide && !p.messageSide && p.metadata.length === 0) {
     // Only recipient-side filters: the page is cut from the recipients index itself, which holds
     // (received_at, message_id) in order, and only its messages are read. A recipient with a hundred thousand
     // messages costs no more than one with ten.
-    const hits = recipientHits(ctx, serverId, q, p);
-    const [page, total] = await Promise.all([
-      hits.orderBy('received_at', 'desc').orderBy('message_id', 'desc').limit(q.count).offset(q.offset).execute() as Promise<Array<{ message_id: string }>>,
-      q.withTotal === false ? -1 : countCapped(ctx, hits, true),
-    ]);
-    const ids = page.map((h) => h.message_id);
-    if (ids.length === 0) return { rows: [], total };
-    // By primary key only: with "and server_id = ?" beside it SQLite's planner (without ANALYZE statistics)
-    // prefers walking the server's whole retention index. The recipient rows were already filtered by
-    // server; the check below keeps the isolation explicit all the same.
-    const found = (await ctx.db.selectFrom('messages').select([...ITEM_COLUMNS]).where('id', 'in', ids).execute()) as MessageRow[];
-    const byId = new Map(found.filter((m) => m.server_id === serverId).map((m) => [m.id, m]));
-    return { rows: ids.map((id) => byId.get(id)).filter((m): m is MessageRow => m !== undefined), total };
+    return pageOfHits(ctx, serverId, q, recipientHits(ctx, serverId, q, p));
   }
-  if (p.recipientSide && p.messageSide && ctx.database.sql.filtersMessagesByIdList) {
+  if (p.metadata.length > 0 && !p.recipientSide) {
+    // Metadata alone is cut from message_metadata's index as the recipients' is; with message filters
+    // beside it, its ids are read first in order and the filters checked on those (search-recipient-first.ts).
+    if (!p.messageSide) return pageOfHits(ctx, serverId, q, metadataHitsOf(ctx, serverId, q, p));
+    return recipientThenMessages(ctx, serverId, q, {
+      hits: (before) => metadataHitsOf(ctx, serverId, { ...q, before }, p),
+      messages: () => filtered(ctx, serverId, q, { ...p, metadata: [], byIds: true }),
+    });
+  }
+  if (p.recipientSide && (p.messageSide || p.metadata.length > 0) && ctx.database.sql.filtersMessagesByIdList) {
     // Recipient and message filters together: the recipient's ids first (search-recipient-first.ts).
     return recipientThenMessages(ctx, serverId, q, {
       hits: (before) => recipientHits(ctx, serverId, { ...q, before }, p),

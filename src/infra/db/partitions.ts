@@ -31,6 +31,7 @@ export const PARTITIONED_TABLES = [
   { name: 'opens', key: 'message_id' },
   { name: 'clicks', key: 'message_id' },
   { name: 'mailpit_state', key: 'message_id' },
+  { name: 'message_metadata', key: 'message_id' },
   { name: 'messages', key: 'id' },
 ] as const;
 

@@ -10,6 +10,7 @@ import type { InboundReportsTable, PostmasterMessagesTable } from './tables/inbo
 import type { InboundAttemptsTable, InboundMessagesTable, InboundRulesTable } from './tables/inbound.js';
 import type { JobsTable } from './tables/jobs.js';
 import type { MailpitStateTable } from './tables/mailpit.js';
+import type { MessageMetadataTable } from './tables/message-metadata.js';
 import type { MessageStreamsTable } from './tables/message-streams.js';
 import type { MtaStsPoliciesTable } from './tables/mta-sts.js';
 import type { PeriodicTasksTable } from './tables/periodic-tasks.js';
@@ -39,6 +40,7 @@ export interface Database {
   destination_pace: DestinationPaceTable;
   messages: MessagesTable;
   mailpit_state: MailpitStateTable;
+  message_metadata: MessageMetadataTable;
   message_recipients: MessageRecipientsTable;
   message_attachments: MessageAttachmentsTable;
   message_events: MessageEventsTable;

@@ -7,6 +7,7 @@ import type { Dialect } from './dialect-tag.js';
 import type { Database } from './schema.js';
 import { containsInsensitive, tagEquals } from './util.js';
 import { jsonFieldEquals } from './json-fields.js';
+import { foldedTagEquals } from './tag-folded.js';
 import { filtersMessagesByIdList, readsRowsSkippedByOffset } from './planner.js';
 import { rareTrigramQuery, rarestTrigrams, samplePartition, wordTrigramsOf } from './text-index.js';
 import { FOLDED_CONTAINS } from './text-functions.js';
@@ -47,6 +48,8 @@ export interface SqlDialect {
   contains(column: Expression<any>, value: string): RawBuilder<SqlBool>;
   /** Tag equality written so that the tag indexes serve it (util.ts, tagEquals). */
   tagEquals(column: Expression<any>, value: string): RawBuilder<SqlBool>;
+  /** lower(`column`) = `lowered`, served by the folded tag index of migration 0039 (tag-folded.ts); NULL for a NULL column. */
+  foldedTagEquals(column: Expression<any>, lowered: string): RawBuilder<SqlBool>;
   /** The top-level field `key` of the JSON object text in `column` equals the string `value`. */
   jsonFieldEquals(column: Expression<any>, key: string, value: string): RawBuilder<SqlBool>;
   /** planner.ts: an index scan reads the row of every entry skipped by OFFSET (cut ids first). */
@@ -87,6 +90,7 @@ function sqliteDialect(): SqlDialect {
   return {
     contains: (column, value) => containsInsensitive(d, column, value),
     tagEquals: (column, value) => tagEquals(d, column, value),
+    foldedTagEquals: (column, lowered) => foldedTagEquals(d, column, lowered),
     jsonFieldEquals: (column, key, value) => jsonFieldEquals(d, column, key, value),
     readsRowsSkippedByOffset: readsRowsSkippedByOffset(d),
     filtersMessagesByIdList: filtersMessagesByIdList(d),
@@ -131,6 +135,7 @@ function postgresDialect(): SqlDialect {
   return {
     contains: (column, value) => containsInsensitive(d, column, value),
     tagEquals: (column, value) => tagEquals(d, column, value),
+    foldedTagEquals: (column, lowered) => foldedTagEquals(d, column, lowered),
     jsonFieldEquals: (column, key, value) => jsonFieldEquals(d, column, key, value),
     readsRowsSkippedByOffset: readsRowsSkippedByOffset(d),
     filtersMessagesByIdList: filtersMessagesByIdList(d),
