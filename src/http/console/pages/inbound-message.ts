@@ -51,7 +51,7 @@ ${m.HookAttempts.map(
 
 export function registerInboundMessage(r: ConsoleRouter, ctx: AppContext): void {
   r.page('/console/s/:sid/inbound/messages/:mid', async (c) => {
-    const m = await inboundDetails(ctx, c.server.id, c.params.mid!);
+    const m = await inboundDetails(ctx, c.server.id, c.params.mid!, { whole: false });
     const base = `/console/s/${c.server.id}/inbound/messages/${m.MessageID}`;
     const images = c.query.images === '1';
     const admin = c.session.user.role === 'admin';
@@ -91,13 +91,13 @@ ${m.Attachments.length ? html`<ul class="attachments">${m.Attachments.map((a) =>
 
   // The text body whole, as plain text (the page shows its start: clip.ts).
   r.page('/console/s/:sid/inbound/messages/:mid/text', async (c) => {
-    const m = await inboundDetails(ctx, c.server.id, c.params.mid!);
+    const m = await inboundDetails(ctx, c.server.id, c.params.mid!, { whole: false });
     c.reply.type('text/plain; charset=utf-8').send(m.TextBody);
   });
 
   // The HTML body alone, for the sandboxed frame: no script, no remote loads unless asked for.
   r.page('/console/s/:sid/inbound/messages/:mid/body', async (c) => {
-    const m = await inboundDetails(ctx, c.server.id, c.params.mid!);
+    const m = await inboundDetails(ctx, c.server.id, c.params.mid!, { whole: false });
     c.reply.header('content-security-policy', bodyCsp(c.query.images === '1')).header('x-frame-options', 'SAMEORIGIN');
     return m.HtmlBody;
   });
