@@ -34,6 +34,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import pg from 'pg';
 import { buildTests } from './test-build.mjs';
+import { groupEntries, groupFiles } from './test-groups.mjs';
 
 const TIERS = ['unit', 'integration', 'compat', 'slow', 'perf'];
 const root = new URL('..', import.meta.url).pathname;
@@ -173,13 +174,18 @@ function loadSampler() {
   };
 }
 
+/** A test file's name relative to the checkout, from its transpiled copy or itself. */
+function relName(f) {
+  return build ? relative(build.dir, f).replace(/\.js$/, '.ts') : relative(root, f);
+}
+
 const SLOWEST = Number(process.env.MAILROOM_TEST_SLOWEST ?? 15);
 const CPUS = availableParallelism();
 
 /** The per-file report of a run: its slowest files (wall and CPU of each file's process, from
  * test-file-times.mjs) and how much of the CPUs the run used, its files' own and the machine's. */
-function report(label, times, wallMs, cpu0, cpu1, load) {
-  const rel = (f) => (build ? relative(build.dir, f).replace(/\.js$/, '.ts') : relative(root, f));
+function report(label, times, wallMs, cpu0, cpu1, load, filesOf) {
+  const rel = (entry) => (filesOf.get(entry) ?? [entry]).map(relName).join(' + ');
   const sorted = [...times].sort((a, b) => b.wallMs - a.wallMs);
   const fileCpu = times.reduce((a, t) => a + t.cpuMs, 0);
   console.log(`\n--- ${label}: the ${Math.min(SLOWEST, sorted.length)} slowest of ${times.length} files (wall s / CPU s of each file's process) ---`);
@@ -193,8 +199,12 @@ function report(label, times, wallMs, cpu0, cpu1, load) {
 
 /** Runs files under `node --test`; resolves with the counts of their TAP report, the per-file times, and
  * the files that hit the per-file timeout. */
-function runFiles(label, files, dialect, concurrency, timing, fileTimeoutS) {
+function runFiles(label, files, dialect, concurrency, timing, fileTimeoutS, groupSize) {
   const stamp = `${process.pid}-${Date.now()}`;
+  // Several files to a process only from the transpiled mirror (its folder holds the groups' files).
+  const groups = build ? groupEntries(join(build.dir, '.test-groups'), stamp, groupFiles(files, groupSize).map((g) => g.map(build.file))) : files.map((f) => ({ entry: f, files: [f] }));
+  const filesOf = new Map(groups.map((g) => [g.entry, g.files]));
+  const longest = Math.max(...groups.map((g) => g.files.length));
   const tap = join(tmpdir(), `mailroom-tap-${stamp}.txt`);
   const timesFile = join(tmpdir(), `mailroom-times-${stamp}.jsonl`);
   const started = Date.now();
@@ -209,13 +219,13 @@ function runFiles(label, files, dialect, concurrency, timing, fileTimeoutS) {
       '--import', new URL('./test-file-times.mjs', import.meta.url).href,
       '--test',
       `--test-concurrency=${concurrency}`,
-      // A bound on each file's process (and the default of each test in it): a file that hangs is killed
-      // and reported, and the run goes on.
-      `--test-timeout=${fileTimeoutS * 1000}`,
+      // A bound on each process (and the default of each test in it), the per-file bound times the files it
+      // runs: a file that hangs is killed and reported, and the run goes on.
+      `--test-timeout=${fileTimeoutS * longest * 1000}`,
       ...(timing ? ['--test-name-pattern=\\(timed\\)$'] : []),
       '--test-reporter=spec', '--test-reporter-destination=stdout',
       '--test-reporter=tap', `--test-reporter-destination=${tap}`,
-      ...(build ? files.map(build.file) : files),
+      ...groups.map((g) => g.entry),
     ],
     {
       stdio: 'inherit',
@@ -241,9 +251,12 @@ function runFiles(label, files, dialect, concurrency, timing, fileTimeoutS) {
       } catch {
         /* no file ran to its end */
       }
-      report(label, times, wallMs, cpu0, cpuJiffies(), load);
-      const hung = timedOutFiles(text).map((f) => (build ? relative(build.dir, f).replace(/\.js$/, '.ts') : relative(root, f)));
-      for (const f of hung) console.log(`${label}: ${f} did not end within ${fileTimeoutS} s: killed, counted as failed`);
+      report(label, times, wallMs, cpu0, cpuJiffies(), load, filesOf);
+      const hung = timedOutFiles(text).map((entry) => (filesOf.get(entry) ?? [entry]).map(relName));
+      for (const f of hung) {
+        const what = f.length === 1 ? f[0] : `the process of ${f.join(', ')} (one of them; its last test above names it)`;
+        console.log(`${label}: ${what} did not end within ${fileTimeoutS * f.length} s: killed, counted as failed`);
+      }
       done({ ok: code === 0 && text !== '', counts: readTap(text), wrote: text !== '', wallMs, hung });
     });
   });
@@ -297,6 +310,10 @@ function runsOf(tier, tierFiles) {
 const build = process.env.MAILROOM_TEST_TSX === '1' ? null : await buildTests(root);
 if (build) process.on('exit', build.remove);
 const concurrency = Number(process.env.MAILROOM_TEST_CONCURRENCY ?? 4);
+// Test files a process runs, one after another (test-groups.mjs), in the tiers of many short files; the
+// compat and slow tiers' files are few and long, and the perf tier's run alone.
+const groupSize = Number(process.env.MAILROOM_TEST_FILES_PER_PROCESS ?? 1);
+const GROUPED = ['unit', 'integration'];
 for (const tier of tiers) {
   const tierFiles = byTier.get(tier);
   if (tierFiles.length === 0) continue;
@@ -313,8 +330,8 @@ for (const tier of tiers) {
     const timeoutS = Number(process.env.MAILROOM_TEST_FILE_TIMEOUT ?? (tier === 'slow' || tier === 'perf' ? 900 : 300));
     const r =
       tier === 'perf'
-        ? await runFiles(label, runFilesOfTier, dialect, 1, true, timeoutS)
-        : await runFiles(label, runFilesOfTier, dialect, concurrency, false, timeoutS);
+        ? await runFiles(label, runFilesOfTier, dialect, 1, true, timeoutS, 1)
+        : await runFiles(label, runFilesOfTier, dialect, concurrency, false, timeoutS, GROUPED.includes(tier) ? groupSize : 1);
     timings.push(`${label}: ${(r.wallMs / 1000).toFixed(1)} s`);
     totals.pass += r.counts.pass;
     totals.fail += r.counts.fail + (r.wrote ? 0 : 1);
