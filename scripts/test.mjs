@@ -23,6 +23,14 @@
 //   MAILROOM_TEST_DB=sqlite npm test           only one database (for the integration and slow tiers)
 //   MAILROOM_TEST_CONCURRENCY=2 npm test       files run at once (default 4; the perf tier always 1)
 //   MAILROOM_TEST_TSX=1 npm test               under tsx, not from the transpiled copy (scripts/test-build.mjs)
+//   MAILROOM_TEST_FILES_PER_PROCESS=8 npm test  unit and integration files run 8 to a process, one after
+//                                              another (scripts/test-groups.mjs; default 1)
+//   MAILROOM_TEST_FILE_TIMEOUT=600 npm test    seconds a file may run before it is killed and counted as failed
+//                                              (default 1200; 1800 in the slow and perf tiers:
+//                                              a bound for a hang, above what a file takes on a loaded machine)
+//   MAILROOM_TEST_SLOWEST=30 npm test          the slowest files listed after each run (default 15)
+// After each run the runner lists its slowest files (wall and CPU time of each file's process,
+// scripts/test-file-times.mjs) and how much of the CPUs the run used, its files' and the whole machine's.
 // PostgreSQL: MAILROOM_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/test). When it cannot be
 // reached the PostgreSQL runs are skipped with a loud message, never silently, and their files are counted
 // as skipped; under CI=true that fails.
@@ -327,7 +335,7 @@ for (const tier of tiers) {
       continue;
     }
     console.log(`\n=== ${label}: ${runFilesOfTier.length} files ===\n`);
-    const timeoutS = Number(process.env.MAILROOM_TEST_FILE_TIMEOUT ?? (tier === 'slow' || tier === 'perf' ? 900 : 300));
+    const timeoutS = Number(process.env.MAILROOM_TEST_FILE_TIMEOUT ?? (tier === 'slow' || tier === 'perf' ? 1800 : 1200));
     const r =
       tier === 'perf'
         ? await runFiles(label, runFilesOfTier, dialect, 1, true, timeoutS, 1)
