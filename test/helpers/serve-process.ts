@@ -54,7 +54,14 @@ export async function startServeProcess(s: TestService, env: Record<string, stri
   const exited = new Promise<void>((res) => child.once('exit', () => res()));
   const ready = role === 'api' ? 'mailroom listening' : 'mailroom worker started';
   // Loading the CLI's modules is slow on a loaded machine.
-  await waitFor(() => log.includes(ready) || child.exitCode !== null, { timeoutMs: 90_000, what: `the child to log '${ready}'` });
+  try {
+    await waitFor(() => log.includes(ready) || child.exitCode !== null, { timeoutMs: 90_000, what: `the child to log '${ready}'` });
+  } catch (err) {
+    // A child left running keeps the test file's process alive after the failure, until the runner's
+    // per-file timeout kills it.
+    child.kill('SIGKILL');
+    throw err;
+  }
   if (child.exitCode !== null) throw new Error(`the child exited with ${child.exitCode}:\n${log}`);
   const listening = log.split('\n').find((l) => l.includes('mailroom listening'));
   return {
