@@ -23,17 +23,26 @@
 //   MAILROOM_TEST_DB=sqlite npm test           only one database (for the integration and slow tiers)
 //   MAILROOM_TEST_CONCURRENCY=2 npm test       files run at once (default 4; the perf tier always 1)
 //   MAILROOM_TEST_TSX=1 npm test               under tsx, not from the transpiled copy (scripts/test-build.mjs)
+//   MAILROOM_TEST_FILES_PER_PROCESS=8 npm test  unit and integration files run 8 to a process, one after
+//                                              another (scripts/test-groups.mjs; default 1)
+//   MAILROOM_TEST_FILE_TIMEOUT=600 npm test    seconds a file may run before it is killed and counted as failed
+//                                              (default 1200; 1800 in the slow and perf tiers:
+//                                              a bound for a hang, above what a file takes on a loaded machine)
+//   MAILROOM_TEST_SLOWEST=30 npm test          the slowest files listed after each run (default 15)
+// After each run the runner lists its slowest files (wall and CPU time of each file's process,
+// scripts/test-file-times.mjs) and how much of the CPUs the run used, its files' and the whole machine's.
 // PostgreSQL: MAILROOM_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/test). When it cannot be
 // reached the PostgreSQL runs are skipped with a loud message, never silently, and their files are counted
 // as skipped; under CI=true that fails.
 // The closing line counts tests; "skipped" also counts skipped suites (a `describe` with `skip`, whose tests
 // never run) and files not run because their database was unreachable.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import pg from 'pg';
 import { buildTests } from './test-build.mjs';
+import { groupEntries, groupFiles } from './test-groups.mjs';
 
 const TIERS = ['unit', 'integration', 'compat', 'slow', 'perf'];
 const root = new URL('..', import.meta.url).pathname;
@@ -142,31 +151,133 @@ function readTap(text) {
   };
 }
 
-function runFiles(files, dialect, concurrency, timing) {
-  const tap = join(tmpdir(), `mailroom-tap-${process.pid}-${Date.now()}.txt`);
-  const r = spawnSync(
+/** Machine-wide CPU time from /proc/stat (Linux): busy and total jiffies; null elsewhere. */
+function cpuJiffies() {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+    const idle = f[3] + (f[4] ?? 0);
+    const total = f.reduce((a, b) => a + b, 0);
+    return { busy: total - idle, total };
+  } catch {
+    return null;
+  }
+}
+
+/** The load average over one minute, sampled while a run lasts (Linux); null elsewhere. */
+function loadSampler() {
+  const samples = [];
+  const read = () => {
+    try {
+      samples.push(Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]));
+    } catch {
+      /* not Linux */
+    }
+  };
+  read();
+  const timer = setInterval(read, 5000);
+  return () => {
+    clearInterval(timer);
+    read();
+    return samples.length ? { mean: samples.reduce((a, b) => a + b, 0) / samples.length, max: Math.max(...samples) } : null;
+  };
+}
+
+/** A test file's name relative to the checkout, from its transpiled copy or itself. */
+function relName(f) {
+  return build ? relative(build.dir, f).replace(/\.js$/, '.ts') : relative(root, f);
+}
+
+const SLOWEST = Number(process.env.MAILROOM_TEST_SLOWEST ?? 15);
+const CPUS = availableParallelism();
+
+/** The per-file report of a run: its slowest files (wall and CPU of each file's process, from
+ * test-file-times.mjs) and how much of the CPUs the run used, its files' own and the machine's. */
+function report(label, times, wallMs, cpu0, cpu1, load, filesOf) {
+  const rel = (entry) => (filesOf.get(entry) ?? [entry]).map(relName).join(' + ');
+  const sorted = [...times].sort((a, b) => b.wallMs - a.wallMs);
+  const fileCpu = times.reduce((a, t) => a + t.cpuMs, 0);
+  console.log(`\n--- ${label}: the ${Math.min(SLOWEST, sorted.length)} slowest of ${times.length} files (wall s / CPU s of each file's process) ---`);
+  for (const t of sorted.slice(0, SLOWEST)) console.log(`${(t.wallMs / 1000).toFixed(1).padStart(7)} ${(t.cpuMs / 1000).toFixed(1).padStart(6)}  ${rel(t.file)}`);
+  const machine = cpu0 && cpu1 ? ` the machine's CPUs ${((100 * (cpu1.busy - cpu0.busy)) / (cpu1.total - cpu0.total)).toFixed(0)}% busy;` : '';
+  const loads = load ? ` load ${load.mean.toFixed(1)} mean, ${load.max.toFixed(1)} max;` : '';
+  console.log(
+    `${label}: ${(wallMs / 1000).toFixed(1)} s wall on ${CPUS} CPUs; the files' processes used ${(fileCpu / 1000).toFixed(0)} s of CPU (${((100 * fileCpu) / (wallMs * CPUS)).toFixed(0)}% of the CPUs);${machine}${loads}`.replace(/;$/, ''),
+  );
+}
+
+/** Runs files under `node --test`; resolves with the counts of their TAP report, the per-file times, and
+ * the files that hit the per-file timeout. */
+function runFiles(label, files, dialect, concurrency, timing, fileTimeoutS, groupSize) {
+  const stamp = `${process.pid}-${Date.now()}`;
+  // Several files to a process only from the transpiled mirror (its folder holds the groups' files).
+  const groups = build ? groupEntries(join(build.dir, '.test-groups'), stamp, groupFiles(files, groupSize).map((g) => g.map(build.file))) : files.map((f) => ({ entry: f, files: [f] }));
+  const filesOf = new Map(groups.map((g) => [g.entry, g.files]));
+  const longest = Math.max(...groups.map((g) => g.files.length));
+  const tap = join(tmpdir(), `mailroom-tap-${stamp}.txt`);
+  const timesFile = join(tmpdir(), `mailroom-times-${stamp}.jsonl`);
+  const started = Date.now();
+  const cpu0 = cpuJiffies();
+  const stopLoad = loadSampler();
+  const child = spawn(
     process.execPath,
     [
       // The tests run from a transpiled mirror of the checkout (test-build.mjs), or under tsx when
       // MAILROOM_TEST_TSX=1 (for comparing the two: bench/README.md, "CI time").
       ...(build ? ['--enable-source-maps'] : ['--import', 'tsx']),
+      '--import', new URL('./test-file-times.mjs', import.meta.url).href,
       '--test',
       `--test-concurrency=${concurrency}`,
+      // A bound on each process (and the default of each test in it), the per-file bound times the files it
+      // runs: a file that hangs is killed and reported, and the run goes on.
+      `--test-timeout=${fileTimeoutS * longest * 1000}`,
       ...(timing ? ['--test-name-pattern=\\(timed\\)$'] : []),
       '--test-reporter=spec', '--test-reporter-destination=stdout',
       '--test-reporter=tap', `--test-reporter-destination=${tap}`,
-      ...(build ? files.map(build.file) : files),
+      ...groups.map((g) => g.entry),
     ],
-    { stdio: 'inherit', cwd: root, env: { ...process.env, MAILROOM_TEST_DB: dialect, ...(timing ? { MAILROOM_TEST_TIMING: '1' } : {}) } },
+    {
+      stdio: 'inherit',
+      cwd: root,
+      env: { ...process.env, MAILROOM_TEST_DB: dialect, MAILROOM_TEST_FILE_TIMES: timesFile, ...(timing ? { MAILROOM_TEST_TIMING: '1' } : {}) },
+    },
   );
-  let text = '';
-  try {
-    text = readFileSync(tap, 'utf8');
-    rmSync(tap);
-  } catch {
-    /* the runner died before writing */
+  return new Promise((done) => {
+    child.on('exit', (code) => {
+      const wallMs = Date.now() - started;
+      const load = stopLoad();
+      let text = '';
+      try {
+        text = readFileSync(tap, 'utf8');
+        rmSync(tap);
+      } catch {
+        /* the runner died before writing */
+      }
+      let times = [];
+      try {
+        times = readFileSync(timesFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+        rmSync(timesFile);
+      } catch {
+        /* no file ran to its end */
+      }
+      report(label, times, wallMs, cpu0, cpuJiffies(), load, filesOf);
+      const hung = timedOutFiles(text).map((entry) => (filesOf.get(entry) ?? [entry]).map(relName));
+      for (const f of hung) {
+        const what = f.length === 1 ? f[0] : `the process of ${f.join(', ')} (one of them; its last test above names it)`;
+        console.log(`${label}: ${what} did not end within ${fileTimeoutS * f.length} s: killed, counted as failed`);
+      }
+      done({ ok: code === 0 && text !== '', counts: readTap(text), wrote: text !== '', wallMs, hung });
+    });
+  });
+}
+
+/** The files whose process the runner killed at the per-file timeout: Node reports such a file as one
+ * failed top-level test named by its path, of failureType testTimeoutFailure. */
+function timedOutFiles(text) {
+  const out = [];
+  for (const m of text.matchAll(/^not ok \d+ - (\/.*)\n((?: {2}.*\n)*)/gm)) {
+    if (/^ {2}failureType: 'testTimeoutFailure'$/m.test(m[2])) out.push(m[1]);
   }
-  return { ok: r.status === 0 && text !== '', counts: readTap(text), wrote: text !== '' };
+  return out;
 }
 
 const { paths, tiers } = parseArgs(process.argv.slice(2));
@@ -207,6 +318,10 @@ function runsOf(tier, tierFiles) {
 const build = process.env.MAILROOM_TEST_TSX === '1' ? null : await buildTests(root);
 if (build) process.on('exit', build.remove);
 const concurrency = Number(process.env.MAILROOM_TEST_CONCURRENCY ?? 4);
+// Test files a process runs, one after another (test-groups.mjs), in the tiers of many short files; the
+// compat and slow tiers' files are few and long, and the perf tier's run alone.
+const groupSize = Number(process.env.MAILROOM_TEST_FILES_PER_PROCESS ?? 1);
+const GROUPED = ['unit', 'integration'];
 for (const tier of tiers) {
   const tierFiles = byTier.get(tier);
   if (tierFiles.length === 0) continue;
@@ -220,9 +335,12 @@ for (const tier of tiers) {
       continue;
     }
     console.log(`\n=== ${label}: ${runFilesOfTier.length} files ===\n`);
-    const started = Date.now();
-    const r = tier === 'perf' ? runFiles(runFilesOfTier, dialect, 1, true) : runFiles(runFilesOfTier, dialect, concurrency, false);
-    timings.push(`${label}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const timeoutS = Number(process.env.MAILROOM_TEST_FILE_TIMEOUT ?? (tier === 'slow' || tier === 'perf' ? 1800 : 1200));
+    const r =
+      tier === 'perf'
+        ? await runFiles(label, runFilesOfTier, dialect, 1, true, timeoutS, 1)
+        : await runFiles(label, runFilesOfTier, dialect, concurrency, false, timeoutS, GROUPED.includes(tier) ? groupSize : 1);
+    timings.push(`${label}: ${(r.wallMs / 1000).toFixed(1)} s`);
     totals.pass += r.counts.pass;
     totals.fail += r.counts.fail + (r.wrote ? 0 : 1);
     totals.skippedTests += r.counts.skippedTests;

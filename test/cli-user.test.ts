@@ -11,6 +11,7 @@ import { signIn } from '../src/domain/console-users/sessions.js';
 import { addUser, ConsoleUserError } from '../src/domain/console-users/users.js';
 import { openDatabase, type Db } from '../src/infra/db/database.js';
 import { migrateToLatest } from '../src/infra/db/migrate.js';
+import { cliArgs } from './helpers/process.js';
 
 describe('mailroom user', () => {
   let dir: string;
@@ -23,7 +24,7 @@ describe('mailroom user', () => {
 
   const cli = (args: string[], stdin?: string) =>
     new Promise<{ code: number; out: string; err: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'user', ...args], {
+      const child = spawn(process.execPath, [...cliArgs(), 'user', ...args], {
         env: { ...process.env, MAILROOM_DATABASE_URL: url, MAILROOM_LOG_LEVEL: 'silent', MAILROOM_SECRET_KEY: 'cli-test-secret-key-cli-test-secret-key-0123' },
         stdio: ['pipe', 'pipe', 'pipe'],
       });

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { cliArgs } from './process.js';
 import type { TestService } from './service.js';
 import { waitFor } from './wait.js';
 
@@ -35,7 +36,7 @@ const portIn = (log: string, message: string): number | null => {
 };
 
 export async function startServeProcess(s: TestService, env: Record<string, string>, role: 'all' | 'api' | 'worker' = 'all'): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', role], {
+  const child = spawn(process.execPath, [...cliArgs(), 'serve', '--role', role], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -52,8 +53,15 @@ export async function startServeProcess(s: TestService, env: Record<string, stri
   child.stdout!.on('data', (d: Buffer) => (log += d.toString()));
   const exited = new Promise<void>((res) => child.once('exit', () => res()));
   const ready = role === 'api' ? 'mailroom listening' : 'mailroom worker started';
-  // tsx compiles the CLI first: slow on a loaded machine.
-  await waitFor(() => log.includes(ready) || child.exitCode !== null, { timeoutMs: 90_000, what: `the child to log '${ready}'` });
+  // Loading the CLI's modules is slow on a loaded machine.
+  try {
+    await waitFor(() => log.includes(ready) || child.exitCode !== null, { timeoutMs: 90_000, what: `the child to log '${ready}'` });
+  } catch (err) {
+    // A child left running keeps the test file's process alive after the failure, until the runner's
+    // per-file timeout kills it.
+    child.kill('SIGKILL');
+    throw err;
+  }
   if (child.exitCode !== null) throw new Error(`the child exited with ${child.exitCode}:\n${log}`);
   const listening = log.split('\n').find((l) => l.includes('mailroom listening'));
   return {

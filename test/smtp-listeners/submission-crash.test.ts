@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
 import { waitFor } from '../helpers/wait.js';
 import { FROM, startSubmissionRig, type SubmissionRig } from './helpers.js';
+import { cliArgs } from '../helpers/process.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SECRET = 'test-secret-key-test-secret-key-0123456789'; // the key startService() uses
@@ -26,7 +27,7 @@ describe('the API process killed right after a 250', () => {
 
   it('loses no message it answered 250, and they are delivered after the restart', async () => {
     const dbUrl = r.s.config.databaseUrl;
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', 'api'], {
+    child = spawn(process.execPath, [...cliArgs(), 'serve', '--role', 'api'], {
       cwd: ROOT,
       env: {
         ...process.env,

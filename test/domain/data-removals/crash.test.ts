@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startService, type TestService } from '../../helpers/service.js';
 import { waitFor } from '../../helpers/wait.js';
+import { cliArgs } from '../../helpers/process.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const SECRET = 'test-secret-key-test-secret-key-0123456789'; // the key startService() uses
@@ -48,7 +49,7 @@ describe('a data removal killed mid-way', () => {
 
     // The worker: a separate process on the same database, removing one message per transaction.
     const dbUrl = s.config.databaseUrl;
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', 'worker'], {
+    child = spawn(process.execPath, [...cliArgs(), 'serve', '--role', 'worker'], {
       cwd: ROOT,
       env: {
         ...process.env,

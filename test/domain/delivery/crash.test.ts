@@ -9,6 +9,7 @@ import { startService, type TestService } from '../../helpers/service.js';
 import { startSmtpSink, type SmtpSink } from '../../helpers/smtp-sink.js';
 import { waitFor } from '../../helpers/wait.js';
 import { eventsOf, jobsOf, messageOf, recipientsOf, send } from './helpers.js';
+import { cliArgs } from '../../helpers/process.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const SECRET = 'test-secret-key-test-secret-key-0123456789'; // the key startService() uses
@@ -45,7 +46,7 @@ describe('a worker killed mid-delivery', () => {
 
     // The worker: a separate process on the same database, with a 2-second lease.
     const dbUrl = s.config.databaseUrl;
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', 'worker'], {
+    child = spawn(process.execPath, [...cliArgs(), 'serve', '--role', 'worker'], {
       cwd: ROOT,
       env: {
         ...process.env,

@@ -16,6 +16,7 @@ import { loadFixture } from '../../fixtures/load.js';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { deliverReport, FROM, sendOne } from './helpers.js';
+import { cliArgs } from '../../helpers/process.js';
 
 const CERT = fileURLToPath(new URL('../../fixtures/tls/localhost.crt', import.meta.url));
 const KEY = fileURLToPath(new URL('../../fixtures/tls/localhost.key', import.meta.url));
@@ -165,7 +166,7 @@ describe('MAILROOM_INBOUND_TLS_CERT / _KEY validation', () => {
 
   it('a bad path stops `mailroom serve` before it starts, with a message naming the variable', () => {
     const root = fileURLToPath(new URL('../../../', import.meta.url));
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+    const r = spawnSync(process.execPath, [...cliArgs(), 'serve'], {
       cwd: root,
       encoding: 'utf8',
       timeout: 60_000,

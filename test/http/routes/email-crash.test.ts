@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { waitFor } from '../../helpers/wait.js';
+import { cliArgs } from '../../helpers/process.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const SECRET = 'test-secret-key-test-secret-key-0123456789'; // the key startService() uses
@@ -29,7 +30,7 @@ describe('the API process killed during a burst of POST /email', () => {
 
   it('loses no message it answered 200', async () => {
     const dbUrl = s.config.databaseUrl;
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', 'api'], {
+    child = spawn(process.execPath, [...cliArgs(), 'serve', '--role', 'api'], {
       cwd: ROOT,
       env: { ...process.env, MAILROOM_DATABASE_URL: dbUrl, MAILROOM_SECRET_KEY: SECRET, MAILROOM_PORT: '0', MAILROOM_INBOUND_SMTP_PORT: '0', MAILROOM_SUBMISSION_PORT: '0', MAILROOM_LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase, type Db } from '../../../src/infra/db/database.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../../helpers/database.js';
+import { cliArgs } from '../../helpers/process.js';
 
 interface Started {
   code: number | null;
@@ -15,7 +16,7 @@ interface Started {
  */
 function startAndStop(env: Record<string, string>): Promise<Started> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', 'api'], {
+    const child = spawn(process.execPath, [...cliArgs(), 'serve', '--role', 'api'], {
       env: { ...process.env, MAILROOM_PORT: '0', MAILROOM_SUBMISSION_PORT: 'off', MAILROOM_LOG_LEVEL: 'info', ...env },
     });
     let output = '';
@@ -102,7 +103,7 @@ describe('first start with the bootstrap token variables on an empty database', 
 /** Starts one more process and asks it GET /server with the configured server token. */
 function fetchServerWith(env: Record<string, string>, token: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', 'api'], {
+    const child = spawn(process.execPath, [...cliArgs(), 'serve', '--role', 'api'], {
       env: { ...process.env, MAILROOM_PORT: '0', MAILROOM_SUBMISSION_PORT: 'off', MAILROOM_LOG_LEVEL: 'info', ...env },
     });
     let output = '';

@@ -6,12 +6,13 @@ import { openDatabase, type Db } from '../../../src/infra/db/database.js';
 import { migrateToLatest } from '../../../src/infra/db/migrate.js';
 import { migrations } from '../../../src/infra/db/migrations/index.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../../helpers/database.js';
+import { cliArgs } from '../../helpers/process.js';
 
 /** Runs `mailroom migrate` in its own process (better-sqlite3 is synchronous: two connections of one
  * process would wait on each other's lock with the event loop blocked). */
 function migrateInProcess(url: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'migrate'], {
+    const child = spawn(process.execPath, [...cliArgs(), 'migrate'], {
       env: { ...process.env, MAILROOM_DATABASE_URL: url, MAILROOM_LOG_LEVEL: 'silent' },
     });
     let out = '';
