@@ -97,13 +97,26 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   // The validators not used yet are compiled in the background (lazy-validators.ts) a while after the server
   // listens: not while the rest of the start (the worker role) is still under way and competing for the loop.
   let compileLater: NodeJS.Timeout | undefined;
+  let compiled!: () => void;
+  const allCompiled = new Promise<void>((resolve) => (compiled = resolve));
+  // Resolves once every route's validator is compiled (or the server closed first): a measurement of the
+  // service under load waits for it, so that the start's one-off compiling is not counted.
+  app.decorate('validatorsCompiled', () => allCompiled);
   app.addHook('onListen', function (done) {
-    compileLater = setTimeout(() => void validators.compilePending().catch((err: unknown) => ctx.logger.error({ err }, 'compiling route schemas')), 3_000);
+    compileLater = setTimeout(
+      () =>
+        void validators
+          .compilePending()
+          .catch((err: unknown) => ctx.logger.error({ err }, 'compiling route schemas'))
+          .finally(compiled),
+      3_000,
+    );
     compileLater.unref();
     done();
   });
   app.addHook('onClose', (_i, done) => {
     clearTimeout(compileLater);
+    compiled();
     done();
   });
 

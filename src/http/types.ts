@@ -27,6 +27,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthInfo;
   }
+  interface FastifyInstance {
+    /** Resolves once every route's validator is compiled (app.ts compiles them after listening). */
+    validatorsCompiled(): Promise<void>;
+  }
 }
 
 /** Narrows request.auth for server-token routes. */

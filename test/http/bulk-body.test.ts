@@ -76,7 +76,9 @@ describe('large JSON bodies', () => {
 
   /** Four 12 MB bulk bodies at once (a request the validation then refuses at its first field), /healthz probed every 20 ms. */
   async function fourAtOnce() {
-    const raw = JSON.stringify({ Subject: 'x', TextBody: 'y', Messages: entries(130_000) });
+    // Encoded before the probe starts: the test's client shares the service's event loop, and turning four
+    // 12 MB strings into bytes there (300 ms) would count against the service.
+    const raw = Buffer.from(JSON.stringify({ Subject: 'x', TextBody: 'y', Messages: entries(130_000) }));
     const probe = startHealthProbe(s.url, 20);
     const started = performance.now();
     const answers = await Promise.all([0, 1, 2, 3].map(() => s.request('POST', '/email/bulk', { raw })));
@@ -97,6 +99,8 @@ describe('large JSON bodies', () => {
   });
 
   it('keeps /healthz p99 under 200 ms and its max under 1 s while four 12 MB bodies are read' + TIMED, async () => {
+    // The service's start compiles its route validators in the background; that one-off work is not the bodies'.
+    await s.app.validatorsCompiled();
     const { latencies, ms, mb } = await fourAtOnce();
     const p99 = quantile(latencies, 0.99);
     const max = latencies[latencies.length - 1]!;
