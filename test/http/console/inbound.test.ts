@@ -231,4 +231,19 @@ describe('console: inbound', () => {
     assert.match(whole.text, /THE END\s*$/);
     assert.ok(whole.text.length > 4_000_000);
   });
+
+  it('reads a large message (its stored payload parsed on a parser thread) for the API and the page', async () => {
+    const content = Buffer.alloc(600 * 1024, 'a');
+    const sent = await sendInbound(t.s, { to: t.address, subject: 'Large scan', attachments: [{ filename: 'scan.pdf', content, contentType: 'application/pdf' }] });
+    assert.ok(sent.ok, sent.response);
+    const id = idOf(sent);
+    const d = (await t.s.request('GET', `/messages/inbound/${id}/details`)).body;
+    assert.equal(d.Subject, 'Large scan');
+    assert.deepEqual(d.Attachments.map((a: { Name: string; ContentLength: number }) => [a.Name, a.ContentLength]), [['scan.pdf', content.length]]);
+    // The content is there until the InboundHookUrl has taken the message (then it is dropped, payload.ts).
+    assert.ok([0, Math.ceil(content.length / 3) * 4].includes(d.Attachments[0].Content.length));
+    const page = await viewer.get(at(`/inbound/messages/${id}`));
+    assert.equal(page.status, 200);
+    assert.match(page.text, /scan\.pdf<\/bdi> <span class="muted">\(application\/pdf, 614,400 bytes\)/);
+  });
 });
