@@ -22,6 +22,8 @@ import type { Database } from '../../infra/db/schema.js';
 import { DAY_MS } from '../../infra/time.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { WorkerLost, taskModule } from '../../infra/threads/pool.js';
+import type { Db } from '../../infra/db/database.js';
+import { createGroupCommit, type GroupCommit } from '../../infra/db/group-commit.js';
 import { parsersBusy } from '../parsers-busy.js';
 import type { Read } from './read-task.js';
 import type { DmarcTarget } from './report-address.js';
@@ -65,10 +67,33 @@ async function ownerOf(trx: Kysely<Database>, target: DmarcTarget, policyDomain:
 
 const json = (v: unknown) => JSON.stringify(v);
 
+type Store = (trx: Kysely<Database>) => Promise<DmarcOutcome[]>;
+
+// Through the infra's group commit, one message per transaction: on SQLite its COMMIT (tens of MB of WAL for a
+// large report) is made durable off the event loop (sqlite-durability.ts), as the sending path's is.
+const writers = new WeakMap<Db, GroupCommit<Store, DmarcOutcome[]>>();
+
+function writerOf(ctx: AppContext): GroupCommit<Store, DmarcOutcome[]> {
+  let w = writers.get(ctx.database);
+  if (!w) {
+    w = createGroupCommit<Store, DmarcOutcome[]>(ctx, {
+      name: 'dmarc reports',
+      maxWeight: 1,
+      commit: async (trx, items) => {
+        const out: DmarcOutcome[][] = [];
+        for (const store of items) out.push(await store(trx));
+        return out;
+      },
+    });
+    writers.set(ctx.database, w);
+  }
+  return w;
+}
+
 export async function takeInDmarc(ctx: AppContext, raw: Buffer, remoteIp: string, targets: DmarcTarget[]): Promise<DmarcOutcome[]> {
   const reads = await readOnThread(ctx, raw);
   const now = ctx.clock.now();
-  return ctx.db.transaction().execute(async (trx) => {
+  return writerOf(ctx).submit(async (trx) => {
     const out: DmarcOutcome[] = [];
     for (const t of targets) {
       for (const r of reads) {
