@@ -121,6 +121,11 @@ export class JobRunner {
     this.loop.kick(queues);
   }
 
+  /** Whether the last claim for `queue` found nothing due: reserve() may then hand out its free slots. */
+  isDrained(queue: string): boolean {
+    return this.drained.has(queue);
+  }
+
   /**
    * Holds a slot of `queue` (and a place in `group`, under the handler's groupConcurrency) for a job the
    * caller is about to store leased to this runner, or null: the runner is not running, the queue has no free

@@ -219,7 +219,8 @@ describe('jobs stored leased to the local runner', () => {
       const { r, ran } = local('local-run', 4);
       r.start();
       try {
-        await waitFor(() => r.stats.claims > 0, { what: 'the first round' });
+        // The claim count rises when a round's query starts; reserve() hands out slots once it found nothing.
+        await waitFor(() => r.isDrained('local-run'), { what: 'the first round, ended' });
         const claims = r.stats.claims;
         const [handle] = await s.ctx.db.transaction().execute((trx) => enqueueLocal<{ text: string }>(trx, r, [job('local-run', 1)], s.clock.now()));
         const row = await s.ctx.db.selectFrom('jobs').selectAll().where('queue', '=', 'local-run').executeTakeFirstOrThrow();
@@ -238,7 +239,7 @@ describe('jobs stored leased to the local runner', () => {
       const { r, ran } = local('local-abort', 1);
       r.start();
       try {
-        await waitFor(() => r.stats.claims > 0, { what: 'the first round' });
+        await waitFor(() => r.isDrained('local-abort'), { what: 'the first round, ended' });
         let handles: Awaited<ReturnType<typeof enqueueLocal>> = [];
         await assert.rejects(
           s.ctx.db.transaction().execute(async (trx) => {
