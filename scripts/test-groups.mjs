@@ -20,24 +20,17 @@ export function needsOwnProcess(file) {
   return OWN_PROCESS.some((re) => re.test(text));
 }
 
-/** Splits files into groups of at most `size`, in their order (neighbouring files load the same modules);
- * a file that needs its own process is a group of one. */
+/** Splits files into groups of at most `size`, dealt out in turn (file i to group i mod n) so that the
+ * neighbouring files of one folder, often alike in cost (the browser tests, the SMTP listeners), spread over
+ * the groups and the groups end at about the same time; a file that needs its own process is a group of one. */
 export function groupFiles(files, size) {
-  const groups = [];
-  let current = [];
-  for (const f of files) {
-    if (size <= 1 || needsOwnProcess(f)) {
-      groups.push([f]);
-      continue;
-    }
-    current.push(f);
-    if (current.length === size) {
-      groups.push(current);
-      current = [];
-    }
-  }
-  if (current.length) groups.push(current);
-  return groups;
+  const own = [];
+  const shared = [];
+  for (const f of files) (size <= 1 || needsOwnProcess(f) ? own : shared).push(f);
+  const n = Math.ceil(shared.length / Math.max(1, size));
+  const groups = Array.from({ length: n }, () => []);
+  shared.forEach((f, i) => groups[i % n].push(f));
+  return [...own.map((f) => [f]), ...groups];
 }
 
 /**
