@@ -1,11 +1,11 @@
-// How each kind of setting (SettingKind in src/infra/settings-table.ts) turns a variable into its value:
+// How each kind of setting (SettingKind in src/infra/settings/setting.ts) turns a variable into its value:
 // `v` is the variable (undefined when unset or empty), `fallback` a default the row derives from other
 // settings; the kind's own fallback applies when neither is there.
 import { isIP } from 'node:net';
 import { ConfigError, type Env, HOSTNAME, wholeNumber } from './config-error.js';
 import { readCaFile, readTlsPair } from './config-kinds-files.js';
 import { dnsServers, hostPort, ipPools, recipientList, reportAddress, smtpRelay } from './config-kinds-net.js';
-import type { Get, SettingKind } from './infra/settings-table.js';
+import type { Get, SettingKind } from './infra/settings/setting.js';
 
 export { ConfigError, type Env } from './config-error.js';
 

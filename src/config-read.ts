@@ -2,7 +2,8 @@
 // its row's kind says (src/config-kinds.ts), defaulted (from the kind, or derived from other settings) and
 // checked against the others, or the start stops with a message naming the variable.
 import { ConfigError, type Env, readKind } from './config-kinds.js';
-import { type Get, type Setting, SETTINGS, type SettingName } from './infra/settings-table.js';
+import type { Get, Setting } from './infra/settings/setting.js';
+import { SETTINGS, type SettingName } from './infra/settings-table.js';
 
 export { ConfigError, type Env } from './config-kinds.js';
 

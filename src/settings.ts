@@ -1,9 +1,11 @@
 // The README's view of the settings table (src/infra/settings-table.ts, where every setting is declared):
 // `npm run settings:readme` writes it into docs/settings.md, and test/config-settings.test.ts fails when
 // that page is stale.
-import { SETTINGS, type Setting, type SettingKind } from './infra/settings-table.js';
+import { SETTINGS } from './infra/settings-table.js';
+import type { Setting, SettingKind } from './infra/settings/setting.js';
 
-export { SETTING_NAMES, SETTINGS, type Setting, type SettingKind, type SettingName } from './infra/settings-table.js';
+export { SETTING_NAMES, SETTINGS, type SettingName } from './infra/settings-table.js';
+export type { Setting, SettingKind } from './infra/settings/setting.js';
 
 /** The values a kind takes, as the README's "values" column shows them; empty when the description says. */
 export function kindText(kind: SettingKind): string {

@@ -1,8 +1,10 @@
 // tier: unit
-// Every setting is declared once, in src/infra/settings-table.ts: the names loadConfig reads are exactly the
-// declared ones, each is read by its kind into the Config field its row names, an undeclared MAILROOM_* name stops the start, and the table of docs/settings.md is the one the declarations give.
+// Every setting is declared once, in src/infra/settings-table.ts (its areas in src/infra/settings/): the
+// names loadConfig reads are exactly the declared ones, each is read by its kind into the Config field its row
+// names, an undeclared MAILROOM_* name stops the start, and the table of docs/settings.md is the one the
+// declarations give.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { SETTING_NAMES, SETTINGS, type Setting } from '../src/settings.js';
@@ -55,6 +57,23 @@ describe('settings declared once', () => {
       }
     }
     assert.ok(refs >= 20, `only ${refs} references found`);
+  });
+
+  it('every row of every area file of src/infra/settings/ is in the table, once', async () => {
+    // The table joins the area files by spreading them, where a name declared twice would be taken silently
+    // and an area file left out would be unknown names at start.
+    const folder = new URL('../src/infra/settings/', import.meta.url);
+    let rows = 0;
+    for (const file of readdirSync(folder).filter((f) => f.endsWith('.ts') && f !== 'setting.ts')) {
+      const area = (await import(new URL(file.replace(/\.ts$/, '.js'), folder).href)) as Record<string, Record<string, Setting>>;
+      const exported = Object.values(area);
+      assert.equal(exported.length, 1, `${file}: one table of rows`);
+      for (const [name, row] of Object.entries(exported[0]!)) {
+        assert.equal((SETTINGS as Record<string, Setting>)[name], row, `${file}: ${name} is not the table's row`);
+        rows++;
+      }
+    }
+    assert.equal(rows, SETTING_NAMES.size, 'a name is declared in two area files');
   });
 
   it('each declaration has an area, a default and a description, grouped by area', () => {

@@ -51,7 +51,7 @@ export interface SmtpSlotLimits {
   authMs: number | null;
 }
 
-/** What each kind of setting reads to (settings-table.ts, SettingKind); null: unset, with no default. */
+/** What each kind of setting reads to (settings/setting.ts, SettingKind); null: unset, with no default. */
 interface KindValues {
   int: number;
   seconds: number;

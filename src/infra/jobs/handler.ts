@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { backoffDelay, DEFAULT_SCHEDULE } from './backoff.js';
 import { completeJob } from './complete.js';
 import { rescheduleJob } from './reschedule.js';
+import type { QueueLimits } from './slot-counts.js';
 import type { Job } from './types.js';
 
 /**
@@ -45,6 +46,20 @@ export type AnyHandler = JobHandler<unknown>;
 
 export function leaseOf(h: AnyHandler): number {
   return h.leaseMs ?? DEFAULT_LEASE_MS;
+}
+
+const DEFAULT_CONCURRENCY = 16;
+
+/** The slots of a queue in this process, as its handler asks (none registered: the defaults). */
+export function limitsOf(h: AnyHandler | undefined): QueueLimits {
+  return { concurrency: h?.concurrency ?? DEFAULT_CONCURRENCY, groupConcurrency: h?.groupConcurrency || Infinity };
+}
+
+/** How often the leases of running jobs are renewed: every `ms`, or more often for a handler's short lease. */
+export function renewEvery(handlers: Iterable<AnyHandler>, ms = 10_000): number {
+  // Renew at least three times per lease, so one late or failed renewal does not lose a lease.
+  for (const h of handlers) ms = Math.min(ms, Math.floor(leaseOf(h) / 3));
+  return Math.max(ms, 100);
 }
 
 /** Runs `job` through its handler; a failure is recorded for a retry, or the job given up. Never rejects. */
