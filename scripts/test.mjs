@@ -8,26 +8,28 @@
 //                   official ones, framework mailers; Ruby, PHP and Python programs installed by
 //                   scripts/setup.sh) and real checkers of the mail it writes (dkimpy, opendkim, SpamAssassin):
 //                   on SQLite (or the one MAILROOM_TEST_DB names)
-//   // tier: slow   multi-second load and robustness walks: its own tier, on both databases
+//   // tier: slow   multi-second load and robustness walks: on both databases
 // and a fifth tier, perf, of the timing bounds (milliseconds of CPU or wall clock). The other tiers assert
-// work (steps, bytes, refusals), never time: up to four files share the CPUs there. A test that measures
+// work (steps, bytes, refusals), never time: up to four test processes share the CPUs there, and the four
+// tiers run as one run per database (the slow files first, then on the first database the compat and unit
+// files, then the integration files), so that no tier's last files leave the CPUs idle. A test that measures
 // ends its name with " (timed)" and asserts its bound through test/helpers/timing.ts, which judges it in
 // the perf tier only. The perf tier runs last, one file at a time, only the timed tests of the files that
 // import that helper, on both databases when the file uses the test database, once otherwise.
 // A unit file that reaches the test database (test/helpers/database.ts, directly or through another test
 // helper) is refused: it would quietly be tested on one database only.
 //
-//   npm test                                   every tier: unit, then integration, then slow
+//   npm test                                   every tier: the SQLite run, the PostgreSQL run, then perf
 //   npm test -- --tier unit                    one tier (--tier integration,slow: several)
 //   npm test -- test/http                      only files under that path (file or folder), every tier
 //   MAILROOM_TEST_DB=sqlite npm test           only one database (for the integration and slow tiers)
-//   MAILROOM_TEST_CONCURRENCY=2 npm test       files run at once (default 4; the perf tier always 1)
+//   MAILROOM_TEST_CONCURRENCY=2 npm test       test processes at once (default 4; the perf tier always 1)
 //   MAILROOM_TEST_TSX=1 npm test               under tsx, not from the transpiled copy (scripts/test-build.mjs)
-//   MAILROOM_TEST_FILES_PER_PROCESS=8 npm test  unit and integration files run 8 to a process, one after
-//                                              another (scripts/test-groups.mjs; default 1)
-//   MAILROOM_TEST_FILE_TIMEOUT=600 npm test    seconds a file may run before it is killed and counted as failed
-//                                              (default 1200; 1800 in the slow and perf tiers:
-//                                              a bound for a hang, above what a file takes on a loaded machine)
+//   MAILROOM_TEST_FILES_PER_PROCESS=1 npm test  unit and integration files each in a process of its own
+//                                              (default 8 to a process, one after another: test-groups.mjs)
+//   MAILROOM_TEST_FILE_TIMEOUT=600 npm test    seconds a test process (a file or a group) may run before it is
+//                                              killed and counted as failed (default 1800: a bound for a hang,
+//                                              far above what one takes on a loaded machine)
 //   MAILROOM_TEST_SLOWEST=30 npm test          the slowest files listed after each run (default 15)
 // After each run the runner lists its slowest files (wall and CPU time of each file's process,
 // scripts/test-file-times.mjs) and how much of the CPUs the run used, its files' and the whole machine's.
@@ -205,14 +207,15 @@ function report(label, times, wallMs, cpu0, cpu1, load, filesOf) {
   );
 }
 
-/** Runs files under `node --test`; resolves with the counts of their TAP report, the per-file times, and
- * the files that hit the per-file timeout. */
-function runFiles(label, files, dialect, concurrency, timing, fileTimeoutS, groupSize) {
+/** Runs files under `node --test`, `parts` in their order ([files, groupSize]: the files of a part with a
+ * groupSize above 1 run that many to a process); resolves with the counts of their TAP report, the per-file
+ * times, and the processes that hit the timeout. */
+function runFiles(label, parts, dialect, concurrency, timing, processTimeoutS) {
   const stamp = `${process.pid}-${Date.now()}`;
   // Several files to a process only from the transpiled mirror (its folder holds the groups' files).
-  const groups = build ? groupEntries(join(build.dir, '.test-groups'), stamp, groupFiles(files, groupSize).map((g) => g.map(build.file))) : files.map((f) => ({ entry: f, files: [f] }));
+  const grouped = parts.flatMap(([files, size]) => (build ? groupFiles(files, size) : files.map((f) => [f])));
+  const groups = build ? groupEntries(join(build.dir, '.test-groups'), stamp, grouped.map((g) => g.map(build.file))) : grouped.map(([f]) => ({ entry: f, files: [f] }));
   const filesOf = new Map(groups.map((g) => [g.entry, g.files]));
-  const longest = Math.max(...groups.map((g) => g.files.length));
   const tap = join(tmpdir(), `mailroom-tap-${stamp}.txt`);
   const timesFile = join(tmpdir(), `mailroom-times-${stamp}.jsonl`);
   const started = Date.now();
@@ -227,9 +230,9 @@ function runFiles(label, files, dialect, concurrency, timing, fileTimeoutS, grou
       '--import', new URL('./test-file-times.mjs', import.meta.url).href,
       '--test',
       `--test-concurrency=${concurrency}`,
-      // A bound on each process (and the default of each test in it), the per-file bound times the files it
-      // runs: a file that hangs is killed and reported, and the run goes on.
-      `--test-timeout=${fileTimeoutS * longest * 1000}`,
+      // A bound on each process (and the default of each test in it): a process that hangs is killed and
+      // reported, and the run goes on.
+      `--test-timeout=${processTimeoutS * 1000}`,
       ...(timing ? ['--test-name-pattern=\\(timed\\)$'] : []),
       '--test-reporter=spec', '--test-reporter-destination=stdout',
       '--test-reporter=tap', `--test-reporter-destination=${tap}`,
@@ -263,7 +266,7 @@ function runFiles(label, files, dialect, concurrency, timing, fileTimeoutS, grou
       const hung = timedOutFiles(text).map((entry) => (filesOf.get(entry) ?? [entry]).map(relName));
       for (const f of hung) {
         const what = f.length === 1 ? f[0] : `the process of ${f.join(', ')} (one of them; its last test above names it)`;
-        console.log(`${label}: ${what} did not end within ${fileTimeoutS * f.length} s: killed, counted as failed`);
+        console.log(`${label}: ${what} did not end within ${processTimeoutS} s: killed, counted as failed`);
       }
       done({ ok: code === 0 && text !== '', counts: readTap(text), wrote: text !== '', wallMs, hung });
     });
@@ -299,54 +302,68 @@ const databases = process.env.MAILROOM_TEST_DB ? [process.env.MAILROOM_TEST_DB] 
 const totals = { pass: 0, fail: 0, skippedTests: 0, skippedSuites: 0, skippedFiles: 0 };
 const timings = [];
 let exitCode = 0;
-/** The runs of a tier: [label, files, dialect]. A unit file touches no database, so once is enough
- * (MAILROOM_TEST_DB=sqlite, harmless, is what it sees); so is a perf file that does not use the database. */
-function runsOf(tier, tierFiles) {
-  if (tier === 'unit') return [['unit tier (no database)', tierFiles, 'sqlite']];
-  // The compat tier judges the HTTP surface and the mail written, which are the same on either database, and
-  // costs minutes on each: it runs on SQLite unless MAILROOM_TEST_DB names one.
-  if (tier === 'compat' && !process.env.MAILROOM_TEST_DB) return [['compat tier on sqlite', tierFiles, 'sqlite']];
-  if (tier !== 'perf') return databases.map((d) => [`${tier} tier on ${d}`, tierFiles, d]);
-  const plain = tierFiles.filter((f) => !usesDatabase(f));
-  const withDb = tierFiles.filter((f) => usesDatabase(f));
-  return [
-    ...(plain.length ? [['perf tier (no database)', plain, 'sqlite']] : []),
-    ...(withDb.length ? databases.map((d) => [`perf tier on ${d}`, withDb, d]) : []),
-  ];
-}
-
 const build = process.env.MAILROOM_TEST_TSX === '1' ? null : await buildTests(root);
 if (build) process.on('exit', build.remove);
 const concurrency = Number(process.env.MAILROOM_TEST_CONCURRENCY ?? 4);
-// Test files a process runs, one after another (test-groups.mjs), in the tiers of many short files; the
-// compat and slow tiers' files are few and long, and the perf tier's run alone.
-const groupSize = Number(process.env.MAILROOM_TEST_FILES_PER_PROCESS ?? 1);
-const GROUPED = ['unit', 'integration'];
-for (const tier of tiers) {
-  const tierFiles = byTier.get(tier);
-  if (tierFiles.length === 0) continue;
-  for (const [label, runFilesOfTier, dialect] of runsOf(tier, tierFiles)) {
-    if (dialect === 'postgres' && !(await pgReachable())) {
-      console.error('\n############################################################');
-      console.error(`##  SKIPPING the ${label} (${runFilesOfTier.length} files).`);
-      console.error('############################################################\n');
-      totals.skippedFiles += runFilesOfTier.length;
-      if (process.env.CI) exitCode = 1;
-      continue;
-    }
-    console.log(`\n=== ${label}: ${runFilesOfTier.length} files ===\n`);
-    const timeoutS = Number(process.env.MAILROOM_TEST_FILE_TIMEOUT ?? (tier === 'slow' || tier === 'perf' ? 1800 : 1200));
-    const r =
-      tier === 'perf'
-        ? await runFiles(label, runFilesOfTier, dialect, 1, true, timeoutS, 1)
-        : await runFiles(label, runFilesOfTier, dialect, concurrency, false, timeoutS, GROUPED.includes(tier) ? groupSize : 1);
-    timings.push(`${label}: ${(r.wallMs / 1000).toFixed(1)} s`);
-    totals.pass += r.counts.pass;
-    totals.fail += r.counts.fail + (r.wrote ? 0 : 1);
-    totals.skippedTests += r.counts.skippedTests;
-    totals.skippedSuites += r.counts.skippedSuites;
-    if (!r.ok) exitCode = 1;
+// Files a process runs, one after another (test-groups.mjs), of the tiers of many short files; the compat and
+// slow tiers' files are few and long, and the perf tier's run alone.
+const groupSize = Number(process.env.MAILROOM_TEST_FILES_PER_PROCESS ?? 8);
+// A bound on one test process, a file or a group: far above what one takes on a loaded machine, so that it
+// only catches a hang.
+const processTimeoutS = Number(process.env.MAILROOM_TEST_FILE_TIMEOUT ?? 1800);
+const wanted = (tier) => tiers.includes(tier) && byTier.get(tier).length > 0;
+
+/**
+ * The runs: one per database of the tiers that are not timed, then the perf tier's. A database's run holds
+ * the slow files (first, the longest), then on the first database only the compat and unit files (a unit file
+ * touches no database, so once is enough; the compat tier judges the HTTP surface and the mail written, the
+ * same on either database, and costs minutes on each), then the integration files. In one run the CPUs left
+ * idle while one tier's last files end are taken by the next's, which separate runs left idle.
+ */
+function plannedRuns() {
+  const runs = [];
+  databases.forEach((d, i) => {
+    const parts = [];
+    const names = [];
+    const add = (tier, size) => {
+      if (!wanted(tier)) return;
+      parts.push([byTier.get(tier), size]);
+      names.push(`${tier} ${byTier.get(tier).length}`);
+    };
+    add('slow', 1);
+    if (i === 0) add('compat', 1);
+    if (i === 0) add('unit', groupSize);
+    add('integration', groupSize);
+    if (parts.length) runs.push({ label: `${d} run (files: ${names.join(', ')})`, parts, dialect: d, timing: false, needsDb: names.some((n) => !n.startsWith('unit')) });
+  });
+  if (wanted('perf')) {
+    const perf = byTier.get('perf');
+    const plain = perf.filter((f) => !usesDatabase(f));
+    const withDb = perf.filter((f) => usesDatabase(f));
+    if (plain.length) runs.push({ label: 'perf tier (no database)', parts: [[plain, 1]], dialect: 'sqlite', timing: true, needsDb: false });
+    if (withDb.length) for (const d of databases) runs.push({ label: `perf tier on ${d}`, parts: [[withDb, 1]], dialect: d, timing: true, needsDb: true });
   }
+  return runs;
+}
+
+for (const run of plannedRuns()) {
+  const count = run.parts.reduce((a, [f]) => a + f.length, 0);
+  if (run.needsDb && run.dialect === 'postgres' && !(await pgReachable())) {
+    console.error('\n############################################################');
+    console.error(`##  SKIPPING the ${run.label} (${count} files).`);
+    console.error('############################################################\n');
+    totals.skippedFiles += count;
+    if (process.env.CI) exitCode = 1;
+    continue;
+  }
+  console.log(`\n=== ${run.label} ===\n`);
+  const r = await runFiles(run.label, run.parts, run.dialect, run.timing ? 1 : concurrency, run.timing, processTimeoutS);
+  timings.push(`${run.label}: ${(r.wallMs / 1000).toFixed(1)} s`);
+  totals.pass += r.counts.pass;
+  totals.fail += r.counts.fail + (r.wrote ? 0 : 1);
+  totals.skippedTests += r.counts.skippedTests;
+  totals.skippedSuites += r.counts.skippedSuites;
+  if (!r.ok) exitCode = 1;
 }
 
 const skipped = totals.skippedTests + totals.skippedSuites + totals.skippedFiles;
