@@ -12,11 +12,10 @@ import type { AppContext } from '../app-context.js';
 export async function joiningStatePerPartition<T>(ctx: Pick<AppContext, 'db' | 'dialect'>, joined: boolean, run: () => Promise<T>): Promise<T> {
   if (!joined || ctx.dialect !== 'postgres') return run();
   // SET LOCAL: the read's transaction only, and set back after, so the other statements of the read (text
-  // terms' semi-joins with message_recipients) keep their plans.
+  // terms' semi-joins with message_recipients) keep their plans. Not set back when a statement failed: the
+  // transaction is aborted (and the setting with it), and the failure (a time limit) is the answer.
   await sql`set local enable_partitionwise_join = on`.execute(ctx.db);
-  try {
-    return await run();
-  } finally {
-    await sql`set local enable_partitionwise_join = off`.execute(ctx.db);
-  }
+  const out = await run();
+  await sql`set local enable_partitionwise_join = off`.execute(ctx.db);
+  return out;
 }
