@@ -38,9 +38,9 @@ type Ordered = ReturnType<typeof scope>;
 const newestFirst = (q: Ordered) => q.orderBy('messages.received_at', 'desc').orderBy('messages.id', 'desc');
 
 /**
- * How many of the newest COUNT_WINDOW entries of `q` there are, and how many of them are unread. The window's
- * ids are cut first from the ordered index, then their read state looked up: joined before the limit, the
- * state of every message of the server was read (a hash join over all of mailpit_state on PostgreSQL).
+ * How many of the newest COUNT_WINDOW entries of `q` there are, and how many of them are unread. Unless the
+ * terms read the state themselves (`joined`), the window's ids are cut first from the ordered index, then
+ * their read state looked up; a joined window is planned per day partition on PostgreSQL (state-join.ts).
  */
 async function counted(ctx: AppContext, q: Ordered, joined: boolean): Promise<{ n: number; unread: number }> {
   const { rows } = await sql<{ n: number | string; unread: number | string | null }>`select count(*) as n, sum(case when w.r = 1 then 0 else 1 end) as unread
@@ -58,7 +58,7 @@ function windowOf(q: Ordered, joined: boolean) {
 /**
  * `counted` and the page's ids in one statement, when the page lies within the count's window: the window is
  * walked once, not once for the count and again for the page (a search's matches are the costly part: their
- * read state is looked up per match). Same order as `page`: received_at, then id, newest first.
+ * read state is looked up per match). Same order as `pageIds`: received_at, then id, newest first.
  */
 async function countedWithPage(ctx: AppContext, q: Ordered, joined: boolean, start: number, limit: number): Promise<{ n: number; unread: number; ids: string[] }> {
   const { rows } = await sql<{ id: string; k: number | string; n: number | string; unread: number | string | null }>`select x.id, x.k, x.n, x.unread from (
@@ -85,8 +85,8 @@ async function pageOf(ctx: AppContext, server: MailpitServer, ids: string[]) {
 async function searched(ctx: AppContext, q: Ordered, joined: boolean, p: Paging): Promise<{ n: number; unread: number; ids: string[] }> {
   const limit = Math.min(p.limit, MAX_LIMIT);
   return joiningStatePerPartition(ctx, joined, async () => {
-    // SQLite walks its index in order within one statement and a sort of the window costs it more than the
-    // second walk of a page: the two statements stay apart there.
+    // SQLite: the two statements stay apart, the one statement (a sort of the window) measured no faster
+    // there, and its walk of a page is cheap (no partitions to plan).
     if (ctx.dialect === 'postgres' && limit > 0 && p.start + limit <= COUNT_WINDOW) return countedWithPage(ctx, q, joined, p.start, limit);
     const c = await counted(ctx, q, joined);
     return { ...c, ids: await pageIds(q, p) };
