@@ -10,7 +10,6 @@ import { recordEvents } from '../events/record.js';
 import type { MessageEventInput } from '../event-types.js';
 import { enqueueJobs, type NewJob } from '../../infra/jobs/enqueue.js';
 import type { ServerSettings } from './checks.js';
-import { insertRows } from '../../infra/db/raw-insert.js';
 import { mailpitWebhookJob } from './mailpit-webhook-job.js';
 import type { PreparedMessage } from './types.js';
 
@@ -34,7 +33,7 @@ const ATTACHMENT_COLUMNS = ['message_id', 'position', 'name', 'content_type', 'c
 const METADATA_COLUMNS = ['message_id', 'key', 'server_id', 'stream_id', 'value', 'received_at'] as const;
 
 /** What storing needs of the process. */
-export type StoreContext = Pick<AppContext, 'config' | 'dialect' | 'clock'>;
+export type StoreContext = Pick<AppContext, 'config' | 'database' | 'clock'>;
 
 export async function storeMessages(trx: Kysely<Database>, ctx: StoreContext, accepted: AcceptedMessage[], now: number): Promise<void> {
   if (accepted.length === 0) return;
@@ -85,11 +84,11 @@ export async function storeMessages(trx: Kysely<Database>, ctx: StoreContext, ac
     if (delivered.length > 0) jobs.push(...deliveryJobsFor(id, delivered.map((r) => r.email), now, bulk?.queue));
     if (sandbox && ctx.config.mailpitWebhookUrl) jobs.push(mailpitWebhookJob(id, serverId, now));
   }
-  await insertRows(trx, ctx.dialect, 'messages', MESSAGE_COLUMNS, messages);
-  await insertRows(trx, ctx.dialect, 'message_recipients', RECIPIENT_COLUMNS, recipients);
-  await insertRows(trx, ctx.dialect, 'message_metadata', METADATA_COLUMNS, metadata);
+  await ctx.database.sql.insertRows(trx, 'messages', MESSAGE_COLUMNS, messages);
+  await ctx.database.sql.insertRows(trx, 'message_recipients', RECIPIENT_COLUMNS, recipients);
+  await ctx.database.sql.insertRows(trx, 'message_metadata', METADATA_COLUMNS, metadata);
   // Attachments are large: a few per statement keeps one statement's text and parameters bounded.
-  for (let i = 0; i < attachments.length; i += 20) await insertRows(trx, ctx.dialect, 'message_attachments', ATTACHMENT_COLUMNS, attachments.slice(i, i + 20));
+  for (let i = 0; i < attachments.length; i += 20) await ctx.database.sql.insertRows(trx, 'message_attachments', ATTACHMENT_COLUMNS, attachments.slice(i, i + 20));
   await recordEvents(trx, ctx, events);
   await enqueueJobs(trx, jobs, now);
 }

@@ -7,7 +7,6 @@ import { sql, type Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { planByIndexes } from '../../infra/db/planner.js';
-import { lockRowsForUpdate } from '../../infra/db/row-locks.js';
 import { fromJson } from '../../infra/db/util.js';
 import { recordBounce } from '../bounces/record-bounce.js';
 import { recordEvents } from '../events/record.js';
@@ -63,7 +62,7 @@ export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outc
   await planByIndexes(trx);
   // Outcomes of one message's jobs (one per domain) are serialized on the message rows (locked in a fixed
   // order), so exactly one of them sees every recipient settled and finishes the message.
-  await lockRowsForUpdate(trx, ctx.dialect, 'messages', messageIds);
+  await ctx.database.sql.lockRowsForUpdate(trx, 'messages', messageIds);
   // Recipients are looked up by id AND their message's id: on PostgreSQL message_recipients is partitioned by
   // message id (migration 0023), and only the message ids let the planner read just their partitions instead
   // of probing every day's index (docs/scaling.md, "Retention by partition"). On SQLite the extra condition
