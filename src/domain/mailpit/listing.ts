@@ -5,7 +5,7 @@
 // statement runs under the read time limit.
 import { sql } from 'kysely';
 import type { AppContext } from '../app-context.js';
-import { deleteMessagesCascading } from '../../infra/db/partitions-cascade.js';
+import { deleteMessageRows } from '../message-store/purge.js';
 import { cancelJobsOfMessages } from '../../infra/jobs/cancel.js';
 import { limitedRead } from '../read-limit.js';
 import { needsState, planTerms, scope, type MailpitServer } from './filters.js';
@@ -109,7 +109,7 @@ export async function deleteMessages(ctx: AppContext, server: MailpitServer, ids
       const mine = (await q.execute()).map((r) => r.id);
       // A fake bounce's job (delivery/fake-bounce.ts) of a deleted message has nothing left to do.
       await cancelJobsOfMessages(trx, mine);
-      return deleteMessagesCascading(trx, mine, server.id);
+      return deleteMessageRows(trx, mine, server.id);
     });
   }
   return deleted;

@@ -6,7 +6,7 @@ import type { Database } from '../../infra/db/schema.js';
 import type { ServersTable } from '../../infra/db/tables/servers.js';
 import { isUniqueViolation } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
-import { deleteMessagesCascading } from '../../infra/db/partitions-cascade.js';
+import { deleteMessageRows } from '../message-store/purge.js';
 import { deleteMessagesBefore } from '../retention/purge.js';
 import { revokeServerTokens } from '../tokens/tokens.js';
 import { createServer, type NewServer } from './create-server.js';
@@ -131,7 +131,7 @@ export async function deleteAccountServer(ctx: AppContext, accountId: number, id
   await ctx.db.transaction().execute(async (trx) => {
     await ctx.database.sql.lockRowsForUpdate(trx, 'servers', [id]);
     const rest = await trx.selectFrom('messages').select('id').where('server_id', '=', id).execute();
-    for (let i = 0; i < rest.length; i += 500) await deleteMessagesCascading(trx, rest.slice(i, i + 500).map((r) => r.id), id);
+    for (let i = 0; i < rest.length; i += 500) await deleteMessageRows(trx, rest.slice(i, i + 500).map((r) => r.id), id);
     await trx.deleteFrom('servers').where('id', '=', id).where('account_id', '=', accountId).execute();
   });
   return row;
