@@ -16,6 +16,8 @@ import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { searchMessages } from '../src/domain/messages/search.js';
 import { inboxCounts } from '../src/domain/mailpit/inbox.js';
+import { inboxPage } from '../src/domain/mailpit/inbox-list.js';
+import { parseQuery } from '../src/domain/mailpit/query.js';
 import { buildApp } from '../src/http/app.js';
 import { createPartitionsBetween } from '../src/infra/db/partitions.js';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -201,6 +203,19 @@ async function run(dialect: BenchDialect, N: number): Promise<void> {
         return { statusCode: (err as { errorCode?: number }).errorCode === 702 ? 503 : 500, body: String(err) };
       }
     };
+    // The same page with "all streams" or a search in Mailpit's syntax: the Mailpit listing code (inbox-list.ts).
+    const consoleList = async (q: string) => {
+      try {
+        const box = { id: server!.id, delivery_type: 'Sandbox' };
+        await Promise.all([inboxPage(ctx, box, q ? parseQuery(q) : [], undefined, 50), inboxCounts(ctx, box)]);
+        return { statusCode: 200, body: '' };
+      } catch (err) {
+        return { statusCode: (err as { errorCode?: number }).errorCode === 702 ? 503 : 500, body: String(err) };
+      }
+    };
+    let t = 0;
+    if (wanted('Console Activity, all streams')) line('Console Activity, all streams', await timed(() => consoleList(''), 'activity all'), pk);
+    if (wanted('Console Activity, tag: + is:unread')) line('Console Activity, tag: + is:unread', await timed(() => consoleList(`tag:tag${t++ % 50} is:unread`), 'activity tag'), pk);
     if (wanted('Console Activity, Sandbox server')) line('Console Activity, Sandbox server', await timed(() => consoleRun({}), 'activity'), pk);
     let j = 0;
     if (wanted('Console Activity, subject filter')) line('Console Activity, subject filter', await timed(() => consoleRun({ subject: `Subject ${N - 5000 - j++ * 37}` }), 'activity subject'), pk);

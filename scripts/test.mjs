@@ -139,9 +139,10 @@ function readTap(text) {
     for (let j = i + 1; j < lines.length && !/^\s*\.\.\.$/.test(lines[j]); j++) {
       if (/^\s*type: 'suite'$/.test(lines[j])) suite = true;
     }
-    // Not skipped: a test the perf tier's name pattern leaves out ran in its own tier, and a timing-only test
-    // or suite (test/helpers/timing.ts, TIMING_ONLY) left out of its own tier runs in the perf tier.
-    if (/# SKIP (test name does not match pattern|a timing bound only: asserted in the perf tier)$/.test(lines[i])) {
+    // Not skipped: a test the perf tier's name pattern leaves out ran in its own tier, and a timed test or a
+    // timing-only test or suite (test/helpers/timing.ts, LEFT_TO_PERF and TIMING_ONLY) left out of its own
+    // tier runs in the perf tier.
+    if (/# SKIP (test name does not match pattern|a timing bound only: asserted in the perf tier|a timed test: run whole in the perf tier)$/.test(lines[i])) {
       if (!suite) filteredOut++;
     } else if (suite) skippedSuites++;
   }
@@ -210,7 +211,7 @@ function report(label, times, wallMs, cpu0, cpu1, load, filesOf) {
 /** Runs files under `node --test`, `parts` in their order ([files, groupSize]: the files of a part with a
  * groupSize above 1 run that many to a process); resolves with the counts of their TAP report, the per-file
  * times, and the processes that hit the timeout. */
-function runFiles(label, parts, dialect, concurrency, timing, processTimeoutS) {
+function runFiles(label, parts, dialect, concurrency, timing, processTimeoutS, untimedOnly) {
   const stamp = `${process.pid}-${Date.now()}`;
   // Several files to a process only from the transpiled mirror (its folder holds the groups' files).
   const grouped = parts.flatMap(([files, size]) => (build ? groupFiles(files, size) : files.map((f) => [f])));
@@ -241,7 +242,7 @@ function runFiles(label, parts, dialect, concurrency, timing, processTimeoutS) {
     {
       stdio: 'inherit',
       cwd: root,
-      env: { ...process.env, MAILROOM_TEST_DB: dialect, MAILROOM_TEST_FILE_TIMES: timesFile, ...(timing ? { MAILROOM_TEST_TIMING: '1' } : {}) },
+      env: { ...process.env, MAILROOM_TEST_DB: dialect, MAILROOM_TEST_FILE_TIMES: timesFile, ...(timing ? { MAILROOM_TEST_TIMING: '1' } : {}), ...(untimedOnly ? { MAILROOM_TEST_UNTIMED: '1' } : {}) },
     },
   );
   return new Promise((done) => {
@@ -357,7 +358,9 @@ for (const run of plannedRuns()) {
     continue;
   }
   console.log(`\n=== ${run.label} ===\n`);
-  const r = await runFiles(run.label, run.parts, run.dialect, run.timing ? 1 : concurrency, run.timing, processTimeoutS);
+  // When the perf tier runs too, it runs each timed test whole (its work and its bounds, on each database the
+  // file uses), so the other runs leave the timed tests to it rather than run them twice.
+  const r = await runFiles(run.label, run.parts, run.dialect, run.timing ? 1 : concurrency, run.timing, processTimeoutS, wanted('perf'));
   timings.push(`${run.label}: ${(r.wallMs / 1000).toFixed(1)} s`);
   totals.pass += r.counts.pass;
   totals.fail += r.counts.fail + (r.wrote ? 0 : 1);

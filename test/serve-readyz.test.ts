@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from './helpers/database.js';
 import { databaseUrlFor } from './helpers/process.js';
-import { assertWithin, TIMED } from './helpers/timing.js';
+import { assertWithin, LEFT_TO_PERF, TIMED } from './helpers/timing.js';
 import { waitFor } from './helpers/wait.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -24,7 +24,7 @@ function newest(dir: string): number {
   return t;
 }
 
-describe('serve on an empty database', () => {
+describe('serve on an empty database', LEFT_TO_PERF, () => {
   let dir: string;
   let tdb: TestDatabase | null = null;
   let child: ChildProcess | null = null;
@@ -41,7 +41,7 @@ describe('serve on an empty database', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it(`answers /readyz 200 with every check ok${TIMED}`, async () => {
+  it(`answers /readyz 200 with every check ok${TIMED}`, LEFT_TO_PERF, async () => {
     // Made before the clock starts: the figure is serve's, not the test database's.
     if (TEST_DIALECT === 'postgres') tdb = await createTestDatabase();
     const url = tdb ? databaseUrlFor(tdb) : join(dir, 'mailroom.db');

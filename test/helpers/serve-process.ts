@@ -44,6 +44,9 @@ export async function startServeProcess(s: TestService, env: Record<string, stri
       MAILROOM_SECRET_KEY: SECRET,
       MAILROOM_PORT: '0',
       MAILROOM_INBOUND_SMTP_PORT: '0',
+      // The submission listener's default port is fixed (2587): two children at once would clash over it. A
+      // test that submits asks for it ('0').
+      MAILROOM_SUBMISSION_PORT: 'off',
       MAILROOM_LOG_LEVEL: 'info',
       ...env,
     },

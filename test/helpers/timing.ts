@@ -10,6 +10,12 @@ export const TIMING = process.env.MAILROOM_TEST_TIMING === '1';
 /** The end of a timed test's name: the perf tier selects tests by it. */
 export const TIMED = ' (timed)';
 
+/** Set by scripts/test.mjs for the other tiers' runs when the perf tier runs too. */
+const LEFT_TO_THE_PERF_TIER = process.env.MAILROOM_TEST_UNTIMED === '1';
+
+/** Options of a timed test: skipped where the perf tier, which runs it whole, runs later in the same `npm test`. */
+export const LEFT_TO_PERF = { skip: !TIMING && LEFT_TO_THE_PERF_TIER ? 'a timed test: run whole in the perf tier' : false } as const;
+
 /** Options for a test that asserts nothing but a timing bound: skipped outside the perf tier. */
 export const TIMING_ONLY = { skip: TIMING ? false : 'a timing bound only: asserted in the perf tier' } as const;
 

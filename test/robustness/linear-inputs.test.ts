@@ -34,7 +34,7 @@ import { cleanValue, parseQuery, splitWords } from '../../src/domain/mailpit/que
 import { htmlText, snippet } from '../../src/domain/mailpit/snippet.js';
 import { cleanTag } from '../../src/domain/mailpit/tags.js';
 import { basicPassword } from '../../src/domain/mailpit/access.js';
-import { assertWithin, TIMED, TIMING_ONLY } from '../helpers/timing.js';
+import { assertWithin, LEFT_TO_PERF, TIMED, TIMING_ONLY } from '../helpers/timing.js';
 
 const MB = 1024 * 1024;
 const BOUND_MS = 2000;
@@ -57,7 +57,7 @@ async function linear(name: string, run: () => unknown): Promise<void> {
 const email = (o: { text?: string; html?: string; subject?: string }) => ({ headers: [], attachments: [], ...o }) as never;
 
 describe('a megabyte of the worst case, through every pattern a sender reaches', TIMING_ONLY, () => {
-  it('inbound: stripReply (trailing whitespace, attribution lines, quote markers)' + TIMED, async () => {
+  it('inbound: stripReply (trailing whitespace, attribution lines, quote markers)' + TIMED, LEFT_TO_PERF, async () => {
     await linear('spaces then a letter', () => stripReply(mb(' ', 'x')));
     await linear('spaces at the end', () => stripReply('Hello' + mb(' ')));
     await linear('blank lines', () => stripReply(mb(' \n', 'x')));
@@ -69,7 +69,7 @@ describe('a megabyte of the worst case, through every pattern a sender reaches',
     await linear('header blocks', () => stripReply(mb('From: x\n')));
   });
 
-  it("inbound: the forged verdict headers removed, mailroom's authserv-id read, +tags split" + TIMED, async () => {
+  it("inbound: the forged verdict headers removed, mailroom's authserv-id read, +tags split" + TIMED, LEFT_TO_PERF, async () => {
     const rules = { authservId: 'inbound.example', spamScored: true };
     const header = (lines: string) => Buffer.from(lines + '\r\nbody\r\n');
     await linear('Authentication-Results claiming mailroom, alternating with others', () => withoutForgedHeaders(header(mb('Authentication-Results: inbound.example; spf=pass\r\nX-Keep: 1\r\n')), rules));
@@ -82,7 +82,7 @@ describe('a megabyte of the worst case, through every pattern a sender reaches',
     await linear('plus signs', () => splitPlus(mb('+')));
   });
 
-  it('attachment ContentType parameters (accepting, the MIME that mailroom writes)' + TIMED, async () => {
+  it('attachment ContentType parameters (accepting, the MIME that mailroom writes)' + TIMED, LEFT_TO_PERF, async () => {
     await linear('many parameters', () => parseContentType('application/pdf' + mb('; a=b')));
     await linear('one quoted value of quoted pairs', () => parseContentType('application/pdf; a="' + mb('\\"') + '"'));
     await linear('an unterminated quoted value', () => parseContentType('application/pdf; a="' + mb('\\')));
@@ -90,7 +90,7 @@ describe('a megabyte of the worst case, through every pattern a sender reaches',
     await linear('a long subtype', () => parseContentType('application/' + mb('x')));
   });
 
-  it('bounces: addresses, plain bounces, report fields, text rules' + TIMED, async () => {
+  it('bounces: addresses, plain bounces, report fields, text rules' + TIMED, LEFT_TO_PERF, async () => {
     await linear('a run of local-part characters', () => addressesIn(mb('-', '\u0000-@-.-')));
     await linear('a@a@a@...', () => addressesIn(mb('a@')));
     await linear('dashes before the original', () => returnedCopy(mb('-', '\n')));
@@ -104,7 +104,7 @@ describe('a megabyte of the worst case, through every pattern a sender reaches',
     await linear('classify', () => classifyStatus({ text: mb('P)AS(5)('), action: 'failed' }));
   });
 
-  it('bounces: replies (HTML to text, quotes, list commands, address changes)' + TIMED, async () => {
+  it('bounces: replies (HTML to text, quotes, list commands, address changes)' + TIMED, LEFT_TO_PERF, async () => {
     await linear('unclosed tags', () => replyText(email({ html: mb('<') })));
     await linear('unclosed style', () => replyText(email({ html: mb('<style<') })));
     await linear('blank lines before a quote', () => replyText(email({ text: mb('\n', 'x') })));
@@ -113,7 +113,7 @@ describe('a megabyte of the worst case, through every pattern a sender reaches',
     await linear('address change', () => addressChange(email({ text: mb('-', '@-.-') }), []));
   });
 
-  it('templates: parse, render, inline CSS' + TIMED, async () => {
+  it('templates: parse, render, inline CSS' + TIMED, LEFT_TO_PERF, async () => {
     await linear('tags', () => parseTemplate(mb('{{a}}')));
     await linear('nested each', () => parseTemplate(mb('{{#each a}}')));
     await linear('unclosed tags', () => parseTemplate(mb('{{')));
@@ -129,7 +129,7 @@ describe('a megabyte of the worst case, through every pattern a sender reaches',
     await linear('escaping', () => renderTemplate('{{#each a}}{{x}}{{/each}}', { x: mb('<'), a: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] }));
   });
 
-  it('tracking, DKIM, addresses, attachments, MTA-STS' + TIMED, async () => {
+  it('tracking, DKIM, addresses, attachments, MTA-STS' + TIMED, LEFT_TO_PERF, async () => {
     await linear('<a href= fragments', () => rewriteHtmlLinks(mb('<a href='), () => 'https://t.example/x'));
     await linear('unclosed quotes in <a>', () => rewriteHtmlLinks(mb("'<A'A", '"<A>'), () => 'https://t.example/x'));
     await linear('link text of labels and dots', () => rewriteHtmlLinks(mb('<a href=x>' + 'a.'.repeat(1000) + '1'), () => 'https://t.example/x'));
@@ -143,7 +143,7 @@ describe('a megabyte of the worst case, through every pattern a sender reaches',
     await linear('policy line of blanks', () => parseStsPolicy('version: STSv1\n0:' + mb('\t', 'x')));
   });
 
-  it('MIME parsing (postal-mime) of the same inputs' + TIMED, async () => {
+  it('MIME parsing (postal-mime) of the same inputs' + TIMED, LEFT_TO_PERF, async () => {
     const message = (headers: string, body: string) => `From: a@example.org\r\nTo: b@example.net\r\n${headers}\r\n${body}`;
     await linear('whitespace body', () => PostalMime.parse(message('Subject: x\r\nContent-Type: text/plain\r\n', mb(' ', 'x'))));
     await linear('encoded-word fragments', () => PostalMime.parse(message(`Subject: ${mb('=?utf-8?q?')}\r\n`, 'x')));
@@ -155,12 +155,12 @@ describe('a megabyte of the worst case, through every pattern a sender reaches',
     await linear('address fragments', () => PostalMime.parse(message(`Cc: ${mb('a@a@')}\r\n`, 'x')));
   });
 
-  it('console: escaping and the bidirectional-override marks of inbound names and subjects' + TIMED, async () => {
+  it('console: escaping and the bidirectional-override marks of inbound names and subjects' + TIMED, LEFT_TO_PERF, async () => {
     await linear('overrides', () => showControls(mb('\u202e\u2066')));
     await linear('markup', () => escape(mb('<&"\'`')));
   });
 
-  it('message checks: the HTML check, link extraction, a spamd report (issue 24)' + TIMED, async () => {
+  it('message checks: the HTML check, link extraction, a spamd report (issue 24)' + TIMED, LEFT_TO_PERF, async () => {
     const check = (html: string) => () => htmlCheck(html);
     await linear('unclosed tags with attributes', check(mb('<a x=1 y ')));
     await linear('many elements with classes', check(mb('<div class="a b c" style="display:flex;gap:1rem">')));
@@ -180,7 +180,7 @@ describe('a megabyte of the worst case, through every pattern a sender reaches',
     await linear('spamd report rows', () => parseReport('SPAMD/1.1 0 EX_OK\r\nSpam: False ; 1.0 / 5.0\r\n\r\nContent analysis details\n' + mb(' 1.0 RULE ' + ' '.repeat(40) + '\n' + ' '.repeat(30) + 'x\n')));
   });
 
-  it("Mailpit's search query, snippets, tags and Basic credentials" + TIMED, async () => {
+  it("Mailpit's search query, snippets, tags and Basic credentials" + TIMED, LEFT_TO_PERF, async () => {
     await linear('one quoted phrase', () => parseQuery('"' + mb('a ')));
     await linear('a megabyte of spaces', () => parseQuery(mb(' ', 'x')));
     await linear('many words (refused after the limit)', () => parseQuery(mb('a ')));

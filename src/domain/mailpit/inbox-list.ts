@@ -7,7 +7,8 @@ import type { AppContext } from '../app-context.js';
 import type { Cursor } from '../messages/search-query.js';
 import { ITEM_COLUMNS, messageItem, recipientsOf, type MessageRow } from '../messages/view.js';
 import { limitedRead } from '../read-limit.js';
-import { planTerms, scope, type MailpitServer } from './filters.js';
+import { needsState, planTerms, scope, type MailpitServer } from './filters.js';
+import { joiningStatePerPartition } from './state-join.js';
 import { parseQuery, type Term } from './query.js';
 
 interface ServerLike {
@@ -33,7 +34,8 @@ export async function inboxPage(ctx: AppContext, server: ServerLike, terms: Term
     // The rarest trigrams of each text term narrow the search first (filters.ts, planTerms).
     let q = scope(ctx, s, terms, undefined, terms.length ? await planTerms(ctx, s, terms) : undefined);
     if (older) q = q.where(after(older));
-    const ids = (await q.select('messages.id').orderBy('messages.received_at', 'desc').orderBy('messages.id', 'desc').limit(count).execute()).map((r) => (r as { id: string }).id);
+    const ordered = q.select('messages.id').orderBy('messages.received_at', 'desc').orderBy('messages.id', 'desc').limit(count);
+    const ids = (await joiningStatePerPartition(ctx, needsState(terms), () => ordered.execute())).map((r) => (r as { id: string }).id);
     if (ids.length === 0) return [];
     const [rows, recipients] = await Promise.all([ctx.db.selectFrom('messages').select([...ITEM_COLUMNS]).where('id', 'in', ids).execute() as Promise<MessageRow[]>, recipientsOf(ctx, ids)]);
     const byId = new Map(rows.filter((r) => r.server_id === server.id).map((r) => [r.id, r]));
@@ -49,10 +51,10 @@ export async function neighbours(ctx: AppContext, server: ServerLike, id: string
     if (!m) return { newer: null, older: null };
     const at: Cursor = { at: m.received_at, id };
     const planned = terms.length ? await planTerms(ctx, s, terms) : undefined;
-    const [n, o] = await Promise.all([
+    const [n, o] = await joiningStatePerPartition(ctx, needsState(terms), () => Promise.all([
       scope(ctx, s, terms, undefined, planned).where(before(at)).select('messages.id').orderBy('messages.received_at', 'asc').orderBy('messages.id', 'asc').limit(1).executeTakeFirst(),
       scope(ctx, s, terms, undefined, planned).where(after(at)).select('messages.id').orderBy('messages.received_at', 'desc').orderBy('messages.id', 'desc').limit(1).executeTakeFirst(),
-    ]);
+    ]));
     return { newer: (n as { id: string } | undefined)?.id ?? null, older: (o as { id: string } | undefined)?.id ?? null };
   });
 }

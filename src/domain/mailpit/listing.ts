@@ -10,6 +10,7 @@ import { cancelJobsOfMessages } from '../../infra/jobs/cancel.js';
 import { limitedRead } from '../read-limit.js';
 import { needsState, planTerms, scope, type MailpitServer } from './filters.js';
 import type { Term } from './query.js';
+import { joiningStatePerPartition } from './state-join.js';
 import { compactIfDue, inboxFigures, type InboxFigures } from './counts.js';
 import { allTags } from './tags.js';
 import { listItem, loadMessages } from './view.js';
@@ -37,25 +38,59 @@ type Ordered = ReturnType<typeof scope>;
 const newestFirst = (q: Ordered) => q.orderBy('messages.received_at', 'desc').orderBy('messages.id', 'desc');
 
 /**
- * How many of the newest COUNT_WINDOW entries of `q` there are, and how many of them are unread. The window's
- * ids are cut first from the ordered index, then their read state looked up: joined before the limit, the
- * state of every message of the server was read (a hash join over all of mailpit_state on PostgreSQL).
+ * How many of the newest COUNT_WINDOW entries of `q` there are, and how many of them are unread. Unless the
+ * terms read the state themselves (`joined`), the window's ids are cut first from the ordered index, then
+ * their read state looked up; a joined window is planned per day partition on PostgreSQL (state-join.ts).
  */
 async function counted(ctx: AppContext, q: Ordered, joined: boolean): Promise<{ n: number; unread: number }> {
-  const { rows } = joined
-    ? await sql<{ n: number | string; unread: number | string | null }>`select count(*) as n, sum(case when w.r = 1 then 0 else 1 end) as unread
-        from (${newestFirst(q.select(['messages.id', sql<number>`coalesce(s.read, 0)`.as('r')])).limit(COUNT_WINDOW)}) as w`.execute(ctx.db)
-    : await sql<{ n: number | string; unread: number | string | null }>`select count(*) as n, sum(case when coalesce(st.read, 0) = 1 then 0 else 1 end) as unread
-        from (${newestFirst(q.select('messages.id')).limit(COUNT_WINDOW)}) as w left join mailpit_state st on st.message_id = w.id`.execute(ctx.db);
+  const { rows } = await sql<{ n: number | string; unread: number | string | null }>`select count(*) as n, sum(case when w.r = 1 then 0 else 1 end) as unread
+    from (${windowOf(q, joined)}) as w`.execute(ctx.db);
   return { n: Number(rows[0]?.n ?? 0), unread: Number(rows[0]?.unread ?? 0) };
 }
 
-/** The page's ids, cut in the database, then only those messages read. */
-async function page(ctx: AppContext, server: MailpitServer, q: Ordered, p: Paging) {
+/** The newest COUNT_WINDOW entries of `q` in order (id, received_at) with their read flag (r). */
+function windowOf(q: Ordered, joined: boolean) {
+  if (joined) return newestFirst(q.select(['messages.id', 'messages.received_at', sql<number>`coalesce(s.read, 0)`.as('r')])).limit(COUNT_WINDOW);
+  return sql`select v.id, v.received_at, coalesce(st.read, 0) as r from (${newestFirst(q.select(['messages.id', 'messages.received_at'])).limit(COUNT_WINDOW)}) as v
+    left join mailpit_state st on st.message_id = v.id`;
+}
+
+/**
+ * `counted` and the page's ids in one statement, when the page lies within the count's window: the window is
+ * walked once, not once for the count and again for the page (a search's matches are the costly part: their
+ * read state is looked up per match). Same order as `pageIds`: received_at, then id, newest first.
+ */
+async function countedWithPage(ctx: AppContext, q: Ordered, joined: boolean, start: number, limit: number): Promise<{ n: number; unread: number; ids: string[] }> {
+  const { rows } = await sql<{ id: string; k: number | string; n: number | string; unread: number | string | null }>`select x.id, x.k, x.n, x.unread from (
+      select w.id, row_number() over (order by w.received_at desc, w.id desc) as k, count(*) over () as n, sum(case when w.r = 1 then 0 else 1 end) over () as unread
+        from (${windowOf(q, joined)}) as w
+    ) as x where x.k = 1 or (x.k > ${start} and x.k <= ${start + limit}) order by x.k`.execute(ctx.db);
+  const ids = rows.filter((r) => Number(r.k) > start).map((r) => r.id);
+  return { n: Number(rows[0]?.n ?? 0), unread: Number(rows[0]?.unread ?? 0), ids };
+}
+
+/** The page's ids, cut in the database. */
+async function pageIds(q: Ordered, p: Paging): Promise<string[]> {
   const limit = Math.min(p.limit, MAX_LIMIT);
   if (limit === 0) return [];
-  const ids = (await newestFirst(q.select('messages.id')).limit(limit).offset(p.start).execute()).map((r) => (r as { id: string }).id);
+  return (await newestFirst(q.select('messages.id')).limit(limit).offset(p.start).execute()).map((r) => (r as { id: string }).id);
+}
+
+/** Only the page's messages read, as list entries. */
+async function pageOf(ctx: AppContext, server: MailpitServer, ids: string[]) {
   return (await loadMessages(ctx, server, ids, { list: true })).map((m) => listItem(ctx, m));
+}
+
+/** A search's count (COUNT_WINDOW) and page's ids: on PostgreSQL in one statement when the page lies within the window. */
+async function searched(ctx: AppContext, q: Ordered, joined: boolean, p: Paging): Promise<{ n: number; unread: number; ids: string[] }> {
+  const limit = Math.min(p.limit, MAX_LIMIT);
+  return joiningStatePerPartition(ctx, joined, async () => {
+    // SQLite: the two statements stay apart, the one statement (a sort of the window) measured no faster
+    // there, and its walk of a page is cheap (no partitions to plan).
+    if (ctx.dialect === 'postgres' && limit > 0 && p.start + limit <= COUNT_WINDOW) return countedWithPage(ctx, q, joined, p.start, limit);
+    const c = await counted(ctx, q, joined);
+    return { ...c, ids: await pageIds(q, p) };
+  });
 }
 
 /** GET /api/v1/messages (terms empty) and GET /api/v1/search. A Sandbox inbox's total, unread and tags are
@@ -68,11 +103,12 @@ export async function listMessages(ctx: AppContext, server: MailpitServer, p: Pa
     const kept = server.sandbox ? inboxFigures(ctx, server) : null;
     const all = kept ? kept.then((f) => ({ n: f.total, unread: f.unread })) : counted(ctx, scope(ctx, server), false);
     const found = searching ? scope(ctx, server, terms ?? [], p.before, planned) : null;
+    const search = found ? searched(ctx, found, needsState(terms ?? []), p) : null;
     const [inbox, matched, tags, messages] = await Promise.all([
       all,
-      found ? counted(ctx, found, needsState(terms ?? [])) : all,
+      search ?? all,
       kept ? kept.then((f) => [...f.tags.keys()]) : allTags(ctx, server),
-      page(ctx, server, found ?? scope(ctx, server), p),
+      (search ? search.then((r) => r.ids) : pageIds(scope(ctx, server), p)).then((ids) => pageOf(ctx, server, ids)),
     ]);
     if (kept) figures = await kept;
     return {
@@ -92,7 +128,10 @@ export async function listMessages(ctx: AppContext, server: MailpitServer, p: Pa
 
 /** The newest message's id (Mailpit's `latest`), of a search when terms are given. */
 export async function latestId(ctx: AppContext, server: MailpitServer, terms: Term[] = [], signal?: AbortSignal): Promise<string | null> {
-  const r = await limitedRead(ctx, signal, async (ctx) => scope(ctx, server, terms, undefined, terms.length ? await planTerms(ctx, server, terms) : undefined).select('messages.id').orderBy('messages.received_at', 'desc').orderBy('messages.id', 'desc').limit(1).executeTakeFirst());
+  const r = await limitedRead(ctx, signal, async (ctx) => {
+    const q = scope(ctx, server, terms, undefined, terms.length ? await planTerms(ctx, server, terms) : undefined);
+    return joiningStatePerPartition(ctx, needsState(terms), () => newestFirst(q.select('messages.id')).limit(1).executeTakeFirst());
+  });
   return (r as { id: string } | undefined)?.id ?? null;
 }
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { authservIdOf, withoutForgedHeaders } from '../../../src/domain/inbound/own-headers.js';
-import { assertWithin, TIMED } from '../../helpers/timing.js';
+import { assertWithin, LEFT_TO_PERF, TIMED } from '../../helpers/timing.js';
 
 const rules = { authservId: 'inbound.mailroom.example', spamScored: false };
 
@@ -39,7 +39,7 @@ describe('withoutForgedHeaders', () => {
     assert.equal(withoutForgedHeaders(Buffer.from('Subject: x\r\nReceived-SPF: pass'), rules).toString(), 'Subject: x\r\n');
   });
 
-  it('costs time linear in the size of a hostile header section' + TIMED, () => {
+  it('costs time linear in the size of a hostile header section' + TIMED, LEFT_TO_PERF, () => {
     const big = Buffer.from(`Received-SPF: ${'a'.repeat(1024 * 1024)}\r\n${'X-A: b\r\n'.repeat(100_000)}${'no colon\r\n'.repeat(100_000)}:\r\n\r\n`);
     const t0 = performance.now();
     const out = withoutForgedHeaders(big, rules);

@@ -14,13 +14,13 @@ import { waitFor } from '../../helpers/wait.js';
 import { startServeProcess, type ServeProcess } from '../../helpers/serve-process.js';
 import { startInbound, type InboundSetup } from './inbound-helpers.js';
 import { manyAttachments, rawSend } from './raw-send.js';
-import { assertWithin, TIMED } from '../../helpers/timing.js';
+import { assertWithin, LEFT_TO_PERF, TIMED } from '../../helpers/timing.js';
 
 const MESSAGES = 40;
 const ATTACHMENTS = 10_000;
 const MAX_RSS = 1536 * 1024 * 1024;
 
-describe('the HTTP API while the inbound listener parses a hostile burst', () => {
+describe('the HTTP API while the inbound listener parses a hostile burst', LEFT_TO_PERF, () => {
   let t: InboundSetup;
   let p: ServeProcess;
   let hook: Server;
@@ -47,7 +47,7 @@ describe('the HTTP API while the inbound listener parses a hostile burst', () =>
     await t.close();
   });
 
-  it('answers /healthz with p99 under 200 ms and none over 1 s, and stores every message' + TIMED, async () => {
+  it('answers /healthz with p99 under 200 ms and none over 1 s, and stores every message' + TIMED, LEFT_TO_PERF, async () => {
     const messages = Array.from({ length: MESSAGES }, (_, i) => manyAttachments(t.address, `Ten thousand parts ${i}`, ATTACHMENTS));
     assert.ok(messages[0].length > 1_400_000, `${messages[0].length} bytes`);
     // A refused or reset probe counts as a failure, timed like the others; a probe every 20 ms.

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { MailpitLinkCheckResponse } from 'mailpit-api';
 import { createLinkChecker, LINK_CHECK_LIMITS, type LinkCheckLimits } from '../../../src/domain/message-checks/link-check.js';
 import { extractLinks } from '../../../src/domain/message-checks/link-extract.js';
-import { assertWithin, TIMED } from '../../helpers/timing.js';
+import { assertWithin, LEFT_TO_PERF, TIMED } from '../../helpers/timing.js';
 
 type Ctx = Parameters<typeof createLinkChecker>[0];
 const ctxWith = (allowPrivate: boolean): Ctx => ({ config: { webhookAllowPrivate: allowPrivate, dnsServers: null }, dns: null }) as unknown as Ctx;
@@ -94,7 +94,7 @@ describe('link check', () => {
     }
   });
 
-  it('bounds a request that never answers, and a refused connection' + TIMED, async () => {
+  it('bounds a request that never answers, and a refused connection' + TIMED, LEFT_TO_PERF, async () => {
     const limits: LinkCheckLimits = { ...LINK_CHECK_LIMITS, requestMs: 300, totalMs: 5_000 };
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

@@ -8,7 +8,7 @@ import { parseTemplate } from '../../../src/domain/templates/parse.js';
 import { RENDER_STEP_BUDGET, RenderBudget, RenderBudgetError, renderTemplate } from '../../../src/domain/templates/render.js';
 import { renderStoredTemplate } from '../../../src/domain/templates/render-message.js';
 import type { TemplateRow } from '../../../src/domain/templates/store.js';
-import { assertWithin, TIMED } from '../../helpers/timing.js';
+import { assertWithin, LEFT_TO_PERF, TIMED } from '../../helpers/timing.js';
 
 const items = Array.from({ length: 30 }, (_, i) => ({ i }));
 const nested = (depth: number, inner = '') => '{{#each a}}'.repeat(depth) + inner + '{{/each}}'.repeat(depth);
@@ -21,13 +21,13 @@ function refusedWithin(fn: () => unknown): number {
 }
 
 describe('render budget', () => {
-  it('stops six nested {{#each}} over 30 items (729 million iterations that print nothing) within the budget' + TIMED, () => {
+  it('stops six nested {{#each}} over 30 items (729 million iterations that print nothing) within the budget' + TIMED, LEFT_TO_PERF, () => {
     // Generous for a loaded machine: unbounded, this render ran for 21-25 s.
     const ms = refusedWithin(() => renderTemplate(nested(6), { a: items }));
     assertWithin(ms, 1000, 'refused after');
   });
 
-  it('stops a missing name looked up through 98 nested scopes, each scope searched counting as a step' + TIMED, () => {
+  it('stops a missing name looked up through 98 nested scopes, each scope searched counting as a step' + TIMED, LEFT_TO_PERF, () => {
     let model: Record<string, unknown> = { l: Array.from({ length: 100_000 }, () => 1) };
     const root = model;
     for (let i = 0; i < 98; i++) model = (model.o = {}) as Record<string, unknown>;
@@ -60,7 +60,7 @@ describe('render budget', () => {
     await assert.rejects(renderStoredTemplate(threads, row, null, { a: items }), /could not be rendered: The template does too much work/);
   });
 
-  it('the longest render the step budget allows is short: every costly step is counted' + TIMED, () => {
+  it('the longest render the step budget allows is short: every costly step is counted' + TIMED, LEFT_TO_PERF, () => {
     // The CPU backstop set far away, so that the steps alone must stop each render; each stops within a bound
     // that is many times what was measured (11-42 ms on the loaded development machine). Before dotted paths
     // and escaping were counted, the deep path ran to the backstop and the escaping to the output cap.
@@ -91,7 +91,7 @@ describe('render budget', () => {
     }
   });
 
-  it('parses a megabyte of tags in linear time (positions are counted once, not from the top for each tag)' + TIMED, () => {
+  it('parses a megabyte of tags in linear time (positions are counted once, not from the top for each tag)' + TIMED, LEFT_TO_PERF, () => {
     const source = '{{a}}\n'.repeat(170_000);
     const started = performance.now();
     assert.equal(parseTemplate(source).length, 340_000);

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { addConfirmedSender } from '../../helpers/senders.js';
 import { startService, type TestService } from '../../helpers/service.js';
 import { addUsers, ConsoleClient, VIEWER } from '../console/helpers.js';
-import { assertWithin, TIMED } from '../../helpers/timing.js';
+import { assertWithin, LEFT_TO_PERF, TIMED } from '../../helpers/timing.js';
 
 const FROM = 'loops@example.com';
 const LOOPS = '{{#each a}}'.repeat(6) + '{{/each}}'.repeat(6);
@@ -18,7 +18,7 @@ const BOUND_MS = 3000;
 /** The longest /healthz may wait while other work takes turns (a turn is 10 ms of renders plus one render). */
 const STALL_MS = 1500;
 
-describe('render budget over HTTP', () => {
+describe('render budget over HTTP', LEFT_TO_PERF, () => {
   let s: TestService;
   let templateId: number;
 
@@ -40,7 +40,7 @@ describe('render budget over HTTP', () => {
     return { ...(await answer), health: await health };
   }
 
-  it('POST /templates/validate answers 422 with 1122 quickly, and /healthz answers meanwhile' + TIMED, async () => {
+  it('POST /templates/validate answers 422 with 1122 quickly, and /healthz answers meanwhile' + TIMED, LEFT_TO_PERF, async () => {
     const { r, ms, health } = await timedWithHealth(() => s.request('POST', '/templates/validate', { body: { Subject: 'x', HtmlBody: LOOPS, TestRenderModel: MODEL } }));
     assert.equal(r.status, 422, r.text);
     assert.equal(r.body.ErrorCode, 1122);
@@ -50,7 +50,7 @@ describe('render budget over HTTP', () => {
     assertWithin(health.ms, BOUND_MS, '/healthz');
   });
 
-  it('POST /email/withTemplate and POST /email (TemplateModel) answer 422 with 1122; nothing is stored' + TIMED, async () => {
+  it('POST /email/withTemplate and POST /email (TemplateModel) answer 422 with 1122; nothing is stored' + TIMED, LEFT_TO_PERF, async () => {
     const one = await timedWithHealth(() => s.request('POST', '/email/withTemplate', { body: { From: FROM, To: 'a@example.net', TemplateId: templateId, TemplateModel: MODEL } }));
     assert.equal(one.r.status, 422, one.r.text);
     assert.equal(one.r.body.ErrorCode, 1122);
@@ -62,7 +62,7 @@ describe('render budget over HTTP', () => {
     assert.equal(Number(n.n), 0);
   });
 
-  it('a batch of hostile renders refuses each message, and other requests get turns between them' + TIMED, async () => {
+  it('a batch of hostile renders refuses each message, and other requests get turns between them' + TIMED, LEFT_TO_PERF, async () => {
     const batch = Array.from({ length: 20 }, () => ({ From: FROM, To: 'a@example.net', TemplateAlias: 'loops', TemplateModel: MODEL }));
     let done = false;
     const answer = s.request('POST', '/email/batchWithTemplates', { body: { Messages: batch } }).finally(() => (done = true));
@@ -83,7 +83,7 @@ describe('render budget over HTTP', () => {
     assertWithin(slowest, BOUND_MS, '/healthz, slowest during the batch');
   });
 
-  it('POST /email/bulk answers 422 with 1122 quickly, for inline content and a stored template' + TIMED, async () => {
+  it('POST /email/bulk answers 422 with 1122 quickly, for inline content and a stored template' + TIMED, LEFT_TO_PERF, async () => {
     for (const content of [{ Subject: 'x', HtmlBody: LOOPS }, { TemplateId: templateId }]) {
       const { r, ms, health } = await timedWithHealth(() => s.request('POST', '/email/bulk', { body: { From: FROM, ...content, Messages: [{ To: 'a@example.net', TemplateModel: MODEL }] } }));
       assert.equal(r.status, 422, r.text);
@@ -94,7 +94,7 @@ describe('render budget over HTTP', () => {
     }
   });
 
-  it('expanding a bulk request of heavy renders (each within the budget) gives /healthz turns between them' + TIMED, async () => {
+  it('expanding a bulk request of heavy renders (each within the budget) gives /healthz turns between them' + TIMED, LEFT_TO_PERF, async () => {
     // Each entry under the 250,000-step budget but heavy (three loops of 25, tens of ms of CPU): 250 entries held the event loop for 4 s in one job. Every
     // entry but the first renders an empty body and is refused after its render (the acceptance checks each
     // entry's Subject, not its bodies), so that the job's time is its renders, not the storing of 250 messages
@@ -118,7 +118,7 @@ describe('render budget over HTTP', () => {
     assertWithin(slowest, STALL_MS, '/healthz, slowest during the expansion');
   });
 
-  it('a template whose CSS inlining would take too long is refused 422 with 1122, saying why' + TIMED, async () => {
+  it('a template whose CSS inlining would take too long is refused 422 with 1122, saying why' + TIMED, LEFT_TO_PERF, async () => {
     // 1,000 rules over 3,000 elements: 0.76 s of juice's CPU for 70 KB of HTML (rules x elements).
     const css = Array.from({ length: 1000 }, (_, i) => `.c${i} p{color:red}`).join('');
     const HtmlBody = `<html><head><style>${css}</style></head><body>${'<p class="x">a</p>'.repeat(3000)}</body></html>`;
@@ -138,7 +138,7 @@ describe('render budget over HTTP', () => {
     assert.equal(unstyled.status, 200, unstyled.text);
   });
 
-  it("the console editor's check and preview, for a viewer, answer 422 with the reason" + TIMED, async () => {
+  it("the console editor's check and preview, for a viewer, answer 422 with the reason" + TIMED, LEFT_TO_PERF, async () => {
     const c = new ConsoleClient(s);
     assert.equal((await c.signIn(VIEWER)).status, 303);
     const form = { subject: 'x', htmlbody: LOOPS, textbody: '', model: JSON.stringify(MODEL) };
