@@ -87,7 +87,7 @@ async function searched(ctx: AppContext, q: Ordered, joined: boolean, p: Paging)
   return joiningStatePerPartition(ctx, joined, async () => {
     // SQLite: the two statements stay apart, the one statement (a sort of the window) measured no faster
     // there, and its walk of a page is cheap (no partitions to plan).
-    if (ctx.dialect === 'postgres' && limit > 0 && p.start + limit <= COUNT_WINDOW) return countedWithPage(ctx, q, joined, p.start, limit);
+    if (ctx.database.sql.countsWithPage && limit > 0 && p.start + limit <= COUNT_WINDOW) return countedWithPage(ctx, q, joined, p.start, limit);
     const c = await counted(ctx, q, joined);
     return { ...c, ids: await pageIds(q, p) };
   });

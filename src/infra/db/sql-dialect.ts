@@ -60,6 +60,12 @@ export interface SqlDialect {
   readonly readsRowsSkippedByOffset: boolean;
   /** planner.ts: messages is day-partitioned, a list of ids prunes it where a join does not. */
   readonly filtersMessagesByIdList: boolean;
+  /** The message tables (messages, mailpit_state, ...) share day partitions (migration 0023): a join of two
+   * of them can be planned partition by partition (mailpit/state-join.ts). */
+  readonly partitionedByDay: boolean;
+  /** A Mailpit search's bounded count and its page are asked in one statement (mailpit/listing.ts): measured
+   * faster on PostgreSQL; on SQLite no faster, and its walk of a page is cheap. */
+  readonly countsWithPage: boolean;
   /**
    * One of `messages.<columns>` contains `value`, case-insensitively (Unicode case folding on both databases), never
    * NULL (so that NOT of it holds for a NULL column). `indexed`: the message is a Sandbox one (`messages.sandbox
@@ -108,6 +114,8 @@ function tagged(d: Dialect) {
     jsonFieldEquals: (column: Expression<any>, key: string, value: string) => jsonFieldEquals(d, column, key, value),
     readsRowsSkippedByOffset: readsRowsSkippedByOffset(d),
     filtersMessagesByIdList: filtersMessagesByIdList(d),
+    partitionedByDay: d === 'postgres',
+    countsWithPage: d === 'postgres',
     timeLimited: <T>(db: Kysely<Database>, options: TimeLimitOptions, run: (db: Kysely<Database>) => Promise<T>) => runTimeLimited(d, db, options, run),
     insertRows: (trx: Kysely<Database>, table: keyof Database & string, columns: readonly string[], rows: unknown[][]) => insertRows(trx, d, table, columns, rows),
     insertRowsWith: (trx: Kysely<Database>, table: keyof Database & string, columns: readonly string[], rows: unknown[][], suffix?: string, maxRows?: number) =>
