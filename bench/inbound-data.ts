@@ -30,7 +30,7 @@ function payload(): string {
  * 20 tags, every other one with a MailboxHash among 1,000; one hook attempt each but the Blocked.
  */
 export function loadInboundSql(ctx: AppContext, serverA: number, serverB: number, M: number) {
-  const pgd = ctx.dialect === 'postgres';
+  const pgd = ctx.database.dialect === 'postgres';
   const seq = pgd ? sql`select n from generate_series(1::bigint, ${sql.lit(M)}) as n` : sql`with recursive s(n) as (select 1 union all select n + 1 from s where n < ${sql.lit(M)}) select n from s`;
   const cat = (...parts: ReturnType<typeof sql>[]) => sql.join(parts, sql` || `);
   const time = sql`${sql.lit(T0)} + n * ${sql.lit(INBOUND_STEP)}`;

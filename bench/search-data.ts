@@ -18,7 +18,7 @@ export function benchMessageId(n: number): string {
  * To recipient each among 100,000 addresses (about ten messages each) and every fourth a Cc.
  */
 export function loadSql(ctx: AppContext, serverA: number, serverB: number, N: number, o: { sandboxA?: boolean; from?: number } = {}) {
-  const pgd = ctx.dialect === 'postgres';
+  const pgd = ctx.database.dialect === 'postgres';
   const first = o.from ?? 1;
   const seq = pgd ? sql`select n from generate_series(${sql.lit(first)}::bigint, ${sql.lit(N)}) as n` : sql`with recursive s(n) as (select ${sql.lit(first)} union all select n + 1 from s where n < ${sql.lit(N)}) select n from s`;
   const cat = (...parts: ReturnType<typeof sql>[]) => sql.join(parts, sql` || `);

@@ -55,7 +55,6 @@ export function createContext(config: Config, o: ContextOverrides = {}): AppCont
     config,
     database,
     db: database.db,
-    dialect: database.dialect,
     clock,
     logger,
     secrets,

@@ -126,12 +126,12 @@ export async function serve(config: Config, role: Role): Promise<void> {
     await app.listen({ host: config.host, port: config.port });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
-    ctx.logger.info({ role, url: `${config.httpTls ? 'https' : 'http'}://${config.host}:${port}`, db: ctx.dialect }, 'mailroom listening');
+    ctx.logger.info({ role, url: `${config.httpTls ? 'https' : 'http'}://${config.host}:${port}`, db: ctx.database.dialect }, 'mailroom listening');
   }
   if (stopping) return;
   // startWorker binds the inbound SMTP listener before it starts the job runner and the periodic tasks.
   if (role !== 'api') {
     worker = await startWorker(ctx);
-    ctx.logger.info({ role, db: ctx.dialect, workerId: ctx.runner.workerId }, 'mailroom worker started');
+    ctx.logger.info({ role, db: ctx.database.dialect, workerId: ctx.runner.workerId }, 'mailroom worker started');
   }
 }

@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../infra/clock.js';
 import type { Config } from '../infra/config-types.js';
 import type { Secrets } from '../infra/crypto/secrets.js';
-import type { Db, Dialect } from '../infra/db/database.js';
+import type { Db } from '../infra/db/database.js';
 import type { Database } from '../infra/db/schema.js';
 import type { JobRunner } from '../infra/jobs/runner.js';
 import type { Scheduler } from '../infra/jobs/scheduler.js';
@@ -23,7 +23,6 @@ export interface AppContext {
   config: Config;
   database: Db;
   db: Kysely<Database>;
-  dialect: Dialect;
   clock: Clock;
   logger: Logger;
   secrets: Secrets;

@@ -4,7 +4,7 @@ import type { TestService } from './service.js';
 
 /** The plan as text: SQLite's EXPLAIN QUERY PLAN details, or PostgreSQL's nodes with the parent of each partition's index. */
 export async function explain(s: TestService, q: CompiledQuery): Promise<string> {
-  if (s.ctx.dialect === 'sqlite') {
+  if (s.ctx.database.dialect === 'sqlite') {
     const r = await s.ctx.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]));
     return r.rows.map((x) => x.detail).join('\n');
   }

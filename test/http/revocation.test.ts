@@ -19,7 +19,7 @@ async function secondProcess(s: TestService): Promise<{ ctx: AppContext; app: Ap
   const ctx = createContext(s.config, {
     clock: s.clock,
     logger: createLogger('silent'),
-    dbOptions: s.ctx.dialect === 'postgres' ? { schema: s.ctx.database.schema, poolSize: 2 } : {},
+    dbOptions: s.ctx.database.dialect === 'postgres' ? { schema: s.ctx.database.schema, poolSize: 2 } : {},
     secretKey: 'test-secret-key-test-secret-key-0123456789',
   });
   const app = await buildApp(ctx);

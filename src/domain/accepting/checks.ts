@@ -5,9 +5,9 @@
 // transaction that stores them, so a suppression committed a moment earlier is seen.
 import type { Kysely } from 'kysely';
 import { withIndexPlans } from '../../infra/db/planner.js';
-import { placeholders, selectRaw } from '../../infra/db/raw-query.js';
+import { placeholders } from '../../infra/db/raw-query.js';
 import type { Database } from '../../infra/db/schema.js';
-import { dialectOf } from '../../infra/db/util.js';
+import type { SqlDialect } from '../../infra/db/sql-dialect.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import type { PreparedMessage, TrackLinks } from './types.js';
 
@@ -38,8 +38,7 @@ const CHUNK = 500;
 const uniq = <T>(xs: T[]) => [...new Set(xs)];
 const chunks = <T>(xs: T[]) => Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
 
-export async function loadCheckData(db: Kysely<Database>, list: Array<{ sender: Sender; message: PreparedMessage }>): Promise<CheckData> {
-  const d = dialectOf(db);
+export async function loadCheckData(db: Kysely<Database>, sqlDialect: SqlDialect, list: Array<{ sender: Sender; message: PreparedMessage }>): Promise<CheckData> {
   const serverIds = uniq(list.map((x) => x.sender.serverId));
   const accountIds = uniq(list.map((x) => x.sender.accountId));
   const streamIds = uniq(list.map((x) => x.message.streamId));
@@ -50,26 +49,26 @@ export async function loadCheckData(db: Kysely<Database>, list: Array<{ sender: 
 
   // Raw SQL (db/raw-query.ts): these run once per group commit, and the builder's compilation cost more than
   // the lookups themselves.
-  const servers = await selectRaw<{ id: number; delivery_type: string; track_opens: number; track_links: string | null; sandbox_any_from: number }>(
-    db, d, `select "id", "delivery_type", "track_opens", "track_links", "sandbox_any_from" from "servers" where "id" ${inServers}`, serverIds,
+  const servers = await sqlDialect.selectRaw<{ id: number; delivery_type: string; track_opens: number; track_links: string | null; sandbox_any_from: number }>(
+    db, `select "id", "delivery_type", "track_opens", "track_links", "sandbox_any_from" from "servers" where "id" ${inServers}`, serverIds,
   );
   for (const s of servers) {
     data.servers.set(s.id, { sandbox: s.delivery_type === 'Sandbox', anyFrom: s.sandbox_any_from === 1, trackOpens: s.track_opens === 1, trackLinks: (s.track_links || 'None') as TrackLinks });
   }
-  const streams = await selectRaw<{ server_id: number; id: string; type: string; archived_at: number | null }>(
-    db, d, `select "server_id", "id", "type", "archived_at" from "message_streams" where "server_id" ${inServers} and "id" ${inStreams}`, [...serverIds, ...streamIds],
+  const streams = await sqlDialect.selectRaw<{ server_id: number; id: string; type: string; archived_at: number | null }>(
+    db, `select "server_id", "id", "type", "archived_at" from "message_streams" where "server_id" ${inServers} and "id" ${inStreams}`, [...serverIds, ...streamIds],
   );
   for (const s of streams) data.streams.set(`${s.server_id}|${s.id}`, { type: s.type, archived: s.archived_at !== null });
 
   for (const emails of chunks(uniq(list.map((x) => x.message.fromEmail)))) {
-    const rows = await selectRaw<{ account_id: number; email: string; confirmed: number }>(
-      db, d, `select "account_id", "email", "confirmed" from "sender_signatures" where "account_id" ${inAccounts} and "email" in (${placeholders(emails.length)})`, [...accountIds, ...emails],
+    const rows = await sqlDialect.selectRaw<{ account_id: number; email: string; confirmed: number }>(
+      db, `select "account_id", "email", "confirmed" from "sender_signatures" where "account_id" ${inAccounts} and "email" in (${placeholders(emails.length)})`, [...accountIds, ...emails],
     );
     for (const r of rows) data.signatures.set(`${r.account_id}|${r.email}`, r.confirmed === 1);
   }
   for (const names of chunks(uniq(list.map((x) => x.message.fromDomain)))) {
-    const rows = await selectRaw<{ account_id: number; name: string }>(
-      db, d, `select "account_id", "name" from "domains" where "account_id" ${inAccounts} and "name" in (${placeholders(names.length)}) and "dkim_verified" = 1`, [...accountIds, ...names],
+    const rows = await sqlDialect.selectRaw<{ account_id: number; name: string }>(
+      db, `select "account_id", "name" from "domains" where "account_id" ${inAccounts} and "name" in (${placeholders(names.length)}) and "dkim_verified" = 1`, [...accountIds, ...names],
     );
     for (const r of rows) data.verifiedDomains.add(`${r.account_id}|${r.name}`);
   }
@@ -79,8 +78,8 @@ export async function loadCheckData(db: Kysely<Database>, list: Array<{ sender: 
   const wanted = new Set(serverIds);
   await withIndexPlans(db, async (q) => {
     for (const keys of chunks(uniq(list.flatMap((x) => x.message.recipients.map((r) => r.key))))) {
-      const rows = await selectRaw<{ server_id: number; stream_id: string; email: string }>(
-        q, d, `select "server_id", "stream_id", "email" from "suppressions" where "email" in (${placeholders(keys.length)})`, keys,
+      const rows = await sqlDialect.selectRaw<{ server_id: number; stream_id: string; email: string }>(
+        q, `select "server_id", "stream_id", "email" from "suppressions" where "email" in (${placeholders(keys.length)})`, keys,
       );
       for (const r of rows) if (wanted.has(Number(r.server_id))) data.suppressed.add(`${r.server_id}|${r.stream_id}|${r.email}`);
     }

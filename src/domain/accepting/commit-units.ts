@@ -34,7 +34,7 @@ export async function commitUnits(db: Kysely<Database>, ctx: StoreContext, units
     }
   }
   const pending = units.flatMap((u, i) => (results[i] ? [] : u.slots.flatMap((s) => ('message' in s ? [{ sender: u.sender, message: s.message }] : []))));
-  const data = pending.length ? await loadCheckData(db, pending) : null;
+  const data = pending.length ? await loadCheckData(db, ctx.database.sql, pending) : null;
   const submittedAt = iso(now)!;
   const accepted: AcceptedMessage[] = [];
   const keys: Array<{ unit: SendUnit; results: SendResult[] }> = [];

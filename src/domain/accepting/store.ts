@@ -9,8 +9,8 @@ import { deliveryJobsFor } from '../delivery/jobs.js';
 import { recordEvents } from '../events/record.js';
 import type { MessageEventInput } from '../event-types.js';
 import { enqueueJobs, type NewJob } from '../../infra/jobs/enqueue.js';
+import { insertAcceptedRows } from '../message-store/store-accepted.js';
 import type { ServerSettings } from './checks.js';
-import { insertRows } from '../../infra/db/raw-insert.js';
 import { mailpitWebhookJob } from './mailpit-webhook-job.js';
 import type { PreparedMessage } from './types.js';
 
@@ -24,17 +24,8 @@ export interface AcceptedMessage {
   bulk?: { id: string; queue: string };
 }
 
-const MESSAGE_COLUMNS = [
-  'id', 'server_id', 'stream_id', 'from_email', 'from_raw', 'subject', 'tag', 'html_body', 'text_body', 'reply_to', 'headers',
-  'metadata', 'track_opens', 'track_links', 'attachments', 'status', 'sandbox', 'received_at', 'mime', 'bulk_id',
-] as const;
-const RECIPIENT_COLUMNS = ['message_id', 'server_id', 'stream_id', 'kind', 'email', 'name', 'status', 'received_at', 'settled_at'] as const;
-const ATTACHMENT_COLUMNS = ['message_id', 'position', 'name', 'content_type', 'content_id', 'content', 'size'] as const;
-/** One row per Metadata field: the index GET /messages' metadata_<key>=<value> reads (migration 0039). */
-const METADATA_COLUMNS = ['message_id', 'key', 'server_id', 'stream_id', 'value', 'received_at'] as const;
-
 /** What storing needs of the process. */
-export type StoreContext = Pick<AppContext, 'config' | 'dialect' | 'clock'>;
+export type StoreContext = Pick<AppContext, 'config' | 'database' | 'clock'>;
 
 export async function storeMessages(trx: Kysely<Database>, ctx: StoreContext, accepted: AcceptedMessage[], now: number): Promise<void> {
   if (accepted.length === 0) return;
@@ -55,6 +46,7 @@ export async function storeMessages(trx: Kysely<Database>, ctx: StoreContext, ac
     const trackLinks = m.trackLinks ?? settings.trackLinks;
     // The checksums (checksums.ts) stay beside the name and size when the content is dropped.
     const attachmentList = m.attachments.map((a) => ({ Name: a.name, ContentType: a.contentType, ContentID: a.contentId, ContentLength: a.size, Checksums: a.checksums }));
+    // In the columns' order of message-store/store-accepted.ts.
     messages.push([
       id, serverId, m.streamId, m.fromEmail, m.fromRaw, m.subject, m.tag, m.htmlBody, m.textBody, m.replyTo, JSON.stringify(m.headers),
       JSON.stringify(m.metadata), trackOpens ? 1 : 0, trackLinks, JSON.stringify(attachmentList), status, sandbox ? 1 : 0, now, null, bulk?.id ?? null,
@@ -85,11 +77,7 @@ export async function storeMessages(trx: Kysely<Database>, ctx: StoreContext, ac
     if (delivered.length > 0) jobs.push(...deliveryJobsFor(id, delivered.map((r) => r.email), now, bulk?.queue));
     if (sandbox && ctx.config.mailpitWebhookUrl) jobs.push(mailpitWebhookJob(id, serverId, now));
   }
-  await insertRows(trx, ctx.dialect, 'messages', MESSAGE_COLUMNS, messages);
-  await insertRows(trx, ctx.dialect, 'message_recipients', RECIPIENT_COLUMNS, recipients);
-  await insertRows(trx, ctx.dialect, 'message_metadata', METADATA_COLUMNS, metadata);
-  // Attachments are large: a few per statement keeps one statement's text and parameters bounded.
-  for (let i = 0; i < attachments.length; i += 20) await insertRows(trx, ctx.dialect, 'message_attachments', ATTACHMENT_COLUMNS, attachments.slice(i, i + 20));
+  await insertAcceptedRows(trx, ctx.database.sql, { messages, recipients, metadata, attachments });
   await recordEvents(trx, ctx, events);
   await enqueueJobs(trx, jobs, now);
 }

@@ -2,7 +2,7 @@
 // Every query is filtered by the caller's server id.
 import { sql } from 'kysely';
 import type { AppContext } from '../app-context.js';
-import { containsInsensitive, MAX_ROW_ID, tagEquals } from '../../infra/db/util.js';
+import { MAX_ROW_ID } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { parseFilterDate } from '../../infra/time.js';
 import { bounceRows, bounceView, type BounceRow } from './bounce-view.js';
@@ -47,8 +47,8 @@ export async function listBounces(ctx: AppContext, serverId: number, f: BounceFi
   if (type) q = q.where('b.type', '=', type);
   if (f.inactive === true) q = q.where('b.inactive', '=', 1).where('s.id', 'is not', null);
   if (f.inactive === false) q = q.where((eb) => eb.or([eb('b.inactive', '=', 0), eb('s.id', 'is', null)]));
-  if (f.emailfilter) q = q.where(containsInsensitive(ctx.dialect, sql.ref('b.email'), f.emailfilter));
-  if (f.tag) q = q.where(tagEquals(ctx.dialect, sql.ref('b.tag'), f.tag));
+  if (f.emailfilter) q = q.where(ctx.database.sql.contains(sql.ref('b.email'), f.emailfilter));
+  if (f.tag) q = q.where(ctx.database.sql.tagEquals(sql.ref('b.tag'), f.tag));
   if (f.messageid) q = q.where('b.message_id', '=', f.messageid.toLowerCase());
   if (from !== null) q = q.where('b.bounced_at', '>=', from);
   if (to !== null) q = q.where('b.bounced_at', '<=', to);

@@ -9,6 +9,7 @@ import { recordEvent } from '../events/record.js';
 import { subscriptionChanged } from '../events/subscription-changed.js';
 import { fromJson } from '../../infra/db/util.js';
 import { normalizeEmail } from '../../infra/mime/normalize.js';
+import { settleRecipientBounced } from '../message-store/settle-recipients.js';
 import { bounceType } from './types.js';
 
 export interface NewBounce {
@@ -76,9 +77,7 @@ export async function recordBounce(trx: Kysely<Database>, ctx: AppContext, b: Ne
   // Only a report that the message did not reach the mailbox settles the recipient as Bounced; a delay, an
   // auto-reply or a complaint (which proves delivery) leaves its status alone.
   if (isUndelivered(info.type)) {
-    let recipients = trx.updateTable('message_recipients').set({ status: 'Bounced', settled_at: b.bouncedAt }).where('message_id', '=', msg.id);
-    recipients = b.recipientId ? recipients.where('id', '=', b.recipientId) : recipients.where('email', '=', b.email);
-    await recipients.execute();
+    await settleRecipientBounced(trx, msg.id, { id: b.recipientId, email: b.email }, b.bouncedAt);
   }
 
   const meta = fromJson<Record<string, string>>(msg.metadata, {});

@@ -36,7 +36,7 @@ export async function submitBulk(ctx: AppContext, auth: SendAuth, body: unknown,
   const compile = await compiler(ctx.db, { threads: ctx.threads, waitForRoom: false }, auth.serverId, bulk.content, attachmentList);
   const first = await compile(bulk.entries[0]);
   await checkSubjects(compile, bulk.entries, turns);
-  const data = await loadCheckData(ctx.db, [{ sender, message: { ...first, recipients: [] } }]);
+  const data = await loadCheckData(ctx.db, ctx.database.sql, [{ sender, message: { ...first, recipients: [] } }]);
   const refusal = checkMessage(data, sender, { ...first, recipients: [] });
   if (refusal) throw refusal;
   const stream = data.streams.get(`${auth.serverId}|${bulk.streamId}`)!;

@@ -84,7 +84,7 @@ export async function expandPage(ctx: AppContext, job: Job): Promise<PageResult 
       }
       const accepted: AcceptedMessage[] = [];
       if (messages.length > 0) {
-        const data = await loadCheckData(trx, messages.map((message) => ({ sender, message })));
+        const data = await loadCheckData(trx, ctx.database.sql, messages.map((message) => ({ sender, message })));
         // What concerns the whole request (the sender, the stream, the server) fails it; inactive recipients
         // are each message's own matter: left out, and an entry left with nobody is skipped and counted.
         const refusal = checkMessage(data, sender, { ...messages[0], recipients: [] });

@@ -14,7 +14,6 @@ import { sql, type Insertable, type Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import { createGroupCommit, type GroupCommit } from '../../infra/db/group-commit.js';
 import type { Db } from '../../infra/db/database.js';
-import { insertRows } from '../../infra/db/raw-insert.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { BulkRequestsTable } from '../../infra/db/tables/bulk.js';
 import { executeUnsynced } from '../../infra/db/unsynced.js';
@@ -89,7 +88,7 @@ async function* pageBatches(id: string, entries: BulkEntry[], turns: Turns): Asy
 const pageWrite = (ctx: AppContext, rows: unknown[][]): Write => ({
   weight: Math.max(1, Math.ceil(rows.reduce((n, r) => n + (r[2] as string).length, 0) / CHARS_PER_WEIGHT)),
   run: async (trx) => {
-    for (let i = 0; i < rows.length; i += PAGES_PER_STATEMENT) await insertRows(trx, ctx.dialect, 'bulk_pages', PAGE_COLUMNS, rows.slice(i, i + PAGES_PER_STATEMENT));
+    for (let i = 0; i < rows.length; i += PAGES_PER_STATEMENT) await ctx.database.sql.insertRows(trx, 'bulk_pages', PAGE_COLUMNS, rows.slice(i, i + PAGES_PER_STATEMENT));
   },
 });
 
@@ -110,7 +109,7 @@ export async function storeBulkRequest(ctx: AppContext, r: StoredRequest, turns:
     for (const [position, a] of r.attachments.entries()) {
       await writer.submit({
         weight: Math.max(1, Math.ceil(a.content.length / CHARS_PER_WEIGHT)),
-        run: (trx) => insertRows(trx, ctx.dialect, 'bulk_attachments', ATTACHMENT_COLUMNS, [[id, position, a.name, a.contentType, a.contentId, a.content, a.size]]),
+        run: (trx) => ctx.database.sql.insertRows(trx, 'bulk_attachments', ATTACHMENT_COLUMNS, [[id, position, a.name, a.contentType, a.contentId, a.content, a.size]]),
       });
     }
     await writer.submit({

@@ -7,7 +7,6 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { normalizeEmail } from '../../infra/mime/normalize.js';
-import { lockRowsForUpdate } from '../../infra/db/row-locks.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { generatePassword, hashPassword, passwordProblem } from './passwords.js';
 import { ROLES, type Role } from './users.js';
@@ -69,7 +68,7 @@ export async function addAccountUser(ctx: AppContext, accountId: number, input: 
  */
 async function lockedAdmins(trx: Kysely<Database>, ctx: AppContext, accountId: number): Promise<number[]> {
   const admins = () => trx.selectFrom('console_users').select('id').where('account_id', '=', accountId).where('role', '=', 'admin').orderBy('id').execute();
-  await lockRowsForUpdate(trx, ctx.dialect, 'console_users', (await admins()).map((r) => r.id));
+  await ctx.database.sql.lockRowsForUpdate(trx, 'console_users', (await admins()).map((r) => r.id));
   return (await admins()).map((r) => r.id);
 }
 

@@ -4,7 +4,7 @@
 // next run finishes the work; the request turns Done in the transaction that deletes the job.
 //
 // Removed: messages sent to the address (as To, Cc or Bcc) or from it, with their recipients, attachments,
-// events, opens and clicks (deleteMessagesCascading); bounce records for it or from it; webhook notifications
+// events, opens and clicks (message-store/purge.ts); bounce records for it or from it; webhook notifications
 // (and their attempts) whose payload names it; idempotency answers that name it. Kept: suppressions (so the
 // address is not mailed again), sender signatures and domains (the account's own configuration), daily
 // statistics (counts without addresses) and inbound report digests (one-way SHA-256 values).
@@ -13,10 +13,10 @@ import { sql } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { fromFlag, fromJson } from '../../infra/db/util.js';
-import { deleteMessagesCascading } from '../../infra/db/partitions-cascade.js';
 import { completeJob } from '../../infra/jobs/complete.js';
 import { enqueueJobs } from '../../infra/jobs/enqueue.js';
 import type { Job } from '../../infra/jobs/types.js';
+import { deleteMessageRows } from '../message-store/purge.js';
 import { SYSTEM_MAIL_QUEUE } from '../sender-signatures/system-mail-queue.js';
 
 export interface RemovalCounts {
@@ -51,7 +51,7 @@ async function removeMessages(db: Db, serverId: number, streams: string[], who: 
       total += await inBatches(size, async () => {
         const ids = (await pick()).map((r) => r.message_id);
         if (ids.length === 0) return { found: 0, deleted: 0 };
-        return { found: ids.length, deleted: await deleteMessagesCascading(db, ids, serverId) };
+        return { found: ids.length, deleted: await deleteMessageRows(db, ids, serverId) };
       });
     }
   }

@@ -3,11 +3,10 @@
 // lease (at-least-once); a crash after it leaves nothing to redo. outcome-batcher.ts gathers the outcomes of
 // jobs that finish at about the same time into one transaction; applyOutcomes writes them with one
 // statement per kind of change rather than one per job.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import { planByIndexes } from '../../infra/db/planner.js';
-import { lockRowsForUpdate } from '../../infra/db/row-locks.js';
 import { fromJson } from '../../infra/db/util.js';
 import { recordBounce } from '../bounces/record-bounce.js';
 import { recordEvents } from '../events/record.js';
@@ -16,6 +15,9 @@ import { backoffDelay } from '../../infra/jobs/backoff.js';
 import { completeJobs } from '../../infra/jobs/complete.js';
 import { rescheduleJob } from '../../infra/jobs/reschedule.js';
 import type { Job } from '../../infra/jobs/types.js';
+import { storeMimes } from '../message-store/set-mime.js';
+import { dropAttachmentContent, markMessagesSent } from '../message-store/settle-messages.js';
+import { markRecipientsTransient, settleRecipientsSent, settleUnsettledRecipientsSent } from '../message-store/settle-recipients.js';
 import { classifyReply } from './classify.js';
 import { tlsDetails } from './mta-sts/tls-record.js';
 import { smtpTranscript } from './smtp-transcript.js';
@@ -63,7 +65,7 @@ export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outc
   await planByIndexes(trx);
   // Outcomes of one message's jobs (one per domain) are serialized on the message rows (locked in a fixed
   // order), so exactly one of them sees every recipient settled and finishes the message.
-  await lockRowsForUpdate(trx, ctx.dialect, 'messages', messageIds);
+  await ctx.database.sql.lockRowsForUpdate(trx, 'messages', messageIds);
   // Recipients are looked up by id AND their message's id: on PostgreSQL message_recipients is partitioned by
   // message id (migration 0023), and only the message ids let the planner read just their partitions instead
   // of probing every day's index (docs/scaling.md, "Retention by partition"). On SQLite the extra condition
@@ -139,30 +141,17 @@ export async function applyOutcomes(trx: Kysely<Database>, ctx: AppContext, outc
   }
   await storeMimes(trx, mimes);
   for (const ids of chunks(delivered)) {
-    await trx.updateTable('message_recipients').set({ status: 'Sent', settled_at: now }).where('id', 'in', ids).where('message_id', 'in', byRecipients(ids)).execute();
+    await settleRecipientsSent(trx, ids, byRecipients(ids), now);
   }
   for (const ids of chunks(fakeBounced)) {
-    await trx.updateTable('message_recipients').set({ status: 'Sent', settled_at: now }).where('id', 'in', ids).where('message_id', 'in', byRecipients(ids)).where('settled_at', 'is', null).execute();
+    await settleUnsettledRecipientsSent(trx, ids, byRecipients(ids), now);
   }
   for (const ids of chunks(delayed)) {
-    await trx.updateTable('message_recipients').set({ status: 'Transient' }).where('id', 'in', ids).where('message_id', 'in', byRecipients(ids)).execute();
+    await markRecipientsTransient(trx, ids, byRecipients(ids));
   }
   await recordEvents(trx, ctx, events);
   await completeJobs(trx, completed);
   await finishIfSettled(trx, messageIds);
-}
-
-/**
- * Keeps the as-sent source of messages that have none yet, one statement per 100 messages (a CASE on the
- * id, valid on both dialects) instead of one per message: on PostgreSQL, one UPDATE per message was most of
- * the time a group of outcomes took to commit (bench/deliver).
- */
-async function storeMimes(trx: Kysely<Database>, mimes: Array<[string, string]>): Promise<void> {
-  for (const part of chunks(mimes, 100)) {
-    const cases = sql.join(part.map(([id, mime]) => sql`when ${id} then ${mime}`), sql` `);
-    const ids = sql.join(part.map(([id]) => id));
-    await sql`update messages set mime = case id ${cases} end where id in (${ids}) and mime is null`.execute(trx);
-  }
 }
 
 /**
@@ -182,11 +171,11 @@ export async function finishIfSettled(trx: Kysely<Database>, messageIds: string[
     );
     const settled = ids.filter((id) => !open.has(id));
     if (settled.length === 0) continue;
-    await trx.updateTable('messages').set({ status: 'Sent' }).where('id', 'in', settled).where('status', '=', 'Queued').execute();
+    await markMessagesSent(trx, settled);
     // A Sandbox message (a fake bounce settles it) keeps its attachments' content for its retention (accepting/store.ts).
     const sandbox = new Set((await trx.selectFrom('messages').select('id').where('id', 'in', settled).where('sandbox', '=', 1).execute()).map((r) => r.id));
     const live = sandbox.size ? settled.filter((id) => !sandbox.has(id)) : settled;
-    if (live.length) await trx.updateTable('message_attachments').set({ content: null }).where('message_id', 'in', live).where('content', 'is not', null).execute();
+    if (live.length) await dropAttachmentContent(trx, live);
     done.push(...settled);
   }
   return done;

@@ -3,7 +3,6 @@
 // filtered by the caller's server id.
 import { sql } from 'kysely';
 import type { AppContext } from '../app-context.js';
-import { containsInsensitive } from '../../infra/db/util.js';
 import { enqueueJobs } from '../../infra/jobs/enqueue.js';
 import { iso, parseFilterDate } from '../../infra/time.js';
 import { ApiError, ErrorCode, ServiceBusy } from '../errors.js';
@@ -82,9 +81,9 @@ export function filteredInbound(ctx: AppContext, serverId: number, f: InboundFil
   const to = dateFilter(f.todate, true, 'todate');
   let q = ctx.db.selectFrom('inbound_messages').where('server_id', '=', serverId);
   if (status) q = q.where('status', '=', status);
-  if (f.recipient) q = q.where(containsInsensitive(ctx.dialect, sql.ref('recipients'), f.recipient));
-  if (f.fromemail) q = q.where(containsInsensitive(ctx.dialect, sql.ref('from_email'), f.fromemail));
-  if (f.subject) q = q.where(containsInsensitive(ctx.dialect, sql.ref('subject'), f.subject));
+  if (f.recipient) q = q.where(ctx.database.sql.contains(sql.ref('recipients'), f.recipient));
+  if (f.fromemail) q = q.where(ctx.database.sql.contains(sql.ref('from_email'), f.fromemail));
+  if (f.subject) q = q.where(ctx.database.sql.contains(sql.ref('subject'), f.subject));
   if (f.tag) q = q.where('tag', '=', f.tag);
   if (f.mailboxhash) q = q.where('mailbox_hash', '=', f.mailboxhash);
   if (from !== null) q = q.where('received_at', '>=', from);

@@ -5,7 +5,7 @@
 // statement runs under the read time limit.
 import { sql } from 'kysely';
 import type { AppContext } from '../app-context.js';
-import { deleteMessagesCascading } from '../../infra/db/partitions-cascade.js';
+import { deleteMessageRows } from '../message-store/purge.js';
 import { cancelJobsOfMessages } from '../../infra/jobs/cancel.js';
 import { limitedRead } from '../read-limit.js';
 import { needsState, planTerms, scope, type MailpitServer } from './filters.js';
@@ -87,7 +87,7 @@ async function searched(ctx: AppContext, q: Ordered, joined: boolean, p: Paging)
   return joiningStatePerPartition(ctx, joined, async () => {
     // SQLite: the two statements stay apart, the one statement (a sort of the window) measured no faster
     // there, and its walk of a page is cheap (no partitions to plan).
-    if (ctx.dialect === 'postgres' && limit > 0 && p.start + limit <= COUNT_WINDOW) return countedWithPage(ctx, q, joined, p.start, limit);
+    if (ctx.database.sql.countsWithPage && limit > 0 && p.start + limit <= COUNT_WINDOW) return countedWithPage(ctx, q, joined, p.start, limit);
     const c = await counted(ctx, q, joined);
     return { ...c, ids: await pageIds(q, p) };
   });
@@ -148,7 +148,7 @@ export async function deleteMessages(ctx: AppContext, server: MailpitServer, ids
       const mine = (await q.execute()).map((r) => r.id);
       // A fake bounce's job (delivery/fake-bounce.ts) of a deleted message has nothing left to do.
       await cancelJobsOfMessages(trx, mine);
-      return deleteMessagesCascading(trx, mine, server.id);
+      return deleteMessageRows(trx, mine, server.id);
     });
   }
   return deleted;

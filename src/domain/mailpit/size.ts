@@ -10,6 +10,7 @@ import type { ComposeInput } from '../delivery/compose.js';
 import type { MessagesTable } from '../../infra/db/tables/messages.js';
 import { PoolFull, WorkerLost, taskModule } from '../../infra/threads/pool.js';
 import { ServiceBusy } from '../errors.js';
+import { storeSizes } from '../message-store/set-size.js';
 
 export interface Measured {
   row: Selectable<MessagesTable>;
@@ -67,7 +68,7 @@ export async function sizesOf(ctx: AppContext, messages: Measured[]): Promise<nu
     // Not ctx.db: a list runs under the read time limit (domain/read-limit.ts), in a read-only transaction on
     // PostgreSQL; the sizes are stored beside it, on the database itself.
     await ctx.database.db.transaction().execute(async (trx) => {
-      for (const f of fresh) await trx.updateTable('messages').set({ size: f.size }).where('id', '=', f.id).where('size', 'is', null).execute();
+      await storeSizes(trx, fresh);
     });
   }
   return sizes as number[];

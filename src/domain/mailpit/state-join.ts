@@ -9,8 +9,8 @@ import { sql } from 'kysely';
 import type { AppContext } from '../app-context.js';
 
 /** Runs `run` (statements on ctx.db, inside the read's transaction) with the join planned per partition. */
-export async function joiningStatePerPartition<T>(ctx: Pick<AppContext, 'db' | 'dialect'>, joined: boolean, run: () => Promise<T>): Promise<T> {
-  if (!joined || ctx.dialect !== 'postgres') return run();
+export async function joiningStatePerPartition<T>(ctx: Pick<AppContext, 'db' | 'database'>, joined: boolean, run: () => Promise<T>): Promise<T> {
+  if (!joined || !ctx.database.sql.partitionedByDay) return run();
   // SET LOCAL: the read's transaction only, and set back after, so the other statements of the read (text
   // terms' semi-joins with message_recipients) keep their plans. Not set back when a statement failed: the
   // transaction is aborted (and the setting with it), and the failure (a time limit) is the answer.

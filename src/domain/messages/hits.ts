@@ -1,7 +1,6 @@
 // GET /messages/opens and /messages/clicks (and their per-message forms): the stored first open per
 // recipient and first click per recipient and link, newest first.
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
-import { tagEquals } from '../../infra/db/util.js';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { ClicksTable, OpensTable } from '../../infra/db/tables/tracking.js';
@@ -83,7 +82,7 @@ function filtered<T extends Table>(ctx: AppContext, table: T, serverId: number, 
     .where('server_id', '=', serverId)
     .where('stream_id', '=', q.messagestream || 'outbound');
   if (q.recipient) qb = qb.where(sql`lower(recipient)`, '=', addressFilter(q.recipient));
-  if (q.tag) qb = qb.where(tagEquals(ctx.dialect, sql.ref('tag'), q.tag));
+  if (q.tag) qb = qb.where(ctx.database.sql.tagEquals(sql.ref('tag'), q.tag));
   for (const k of AGENT_FILTERS) {
     const v = q[k];
     if (v) qb = qb.where(k, '=', v);

@@ -13,16 +13,16 @@
 // sized by the time the last one took (BATCH_TARGET_MS): SQLite runs statements on the event loop, where a
 // fixed 500 messages took two thirds of a second, and a cascade costs more or less by what each message
 // carries. There is no cap per server and run: a server sending millions a day would fall behind one. Deleting a
-// message removes its recipients, attachments, events, opens and clicks (deleteMessagesCascading: ON DELETE
+// message removes its recipients, attachments, events, opens and clicks (message-store/purge.ts: ON DELETE
 // CASCADE on SQLite, explicit deletes on PostgreSQL; each of those tables is indexed by message_id). One
 // worker runs it per period (infra/jobs/periodic-claim.ts), and it is idempotent: a run cut short is finished
 // by the next one.
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';
-import { deleteMessagesCascading } from '../../infra/db/partitions-cascade.js';
 import { dropPartitionsBefore, rowPurgeCutoff } from '../../infra/db/partitions.js';
 import { DAY_MS } from '../../infra/time.js';
 import { purgeDmarcReports } from '../dmarc/retention.js';
+import { deleteMessageRows } from '../message-store/purge.js';
 
 /** The largest batch; the first is BATCH_FIRST, the next ones sized to take about BATCH_TARGET_MS each. */
 export const RETENTION_BATCH = 500;
@@ -72,7 +72,7 @@ async function deleteBefore(
     const ids = await q.where(at, '<', cutoff).orderBy(at).limit(size).execute();
     if (ids.length === 0) break;
     if (table === 'messages') {
-      deleted += await deleteMessagesCascading(ctx.db, ids.map((r) => String(r.id)), scope.server_id);
+      deleted += await deleteMessageRows(ctx.db, ids.map((r) => String(r.id)), scope.server_id);
     } else {
       const done = await db
         .deleteFrom(table)

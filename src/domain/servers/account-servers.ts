@@ -4,10 +4,9 @@ import type { Kysely, Selectable } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { ServersTable } from '../../infra/db/tables/servers.js';
-import { containsInsensitive, isUniqueViolation } from '../../infra/db/util.js';
+import { isUniqueViolation } from '../../infra/db/util.js';
 import { ApiError, ErrorCode } from '../errors.js';
-import { deleteMessagesCascading } from '../../infra/db/partitions-cascade.js';
-import { lockRowsForUpdate } from '../../infra/db/row-locks.js';
+import { deleteMessageRows } from '../message-store/purge.js';
 import { deleteMessagesBefore } from '../retention/purge.js';
 import { revokeServerTokens } from '../tokens/tokens.js';
 import { createServer, type NewServer } from './create-server.js';
@@ -54,7 +53,7 @@ export async function tokenHints(db: Kysely<Database>, serverIds: number[]): Pro
 
 export async function listServers(ctx: AppContext, accountId: number, q: { count: number; offset: number; name?: string }) {
   let base = ctx.db.selectFrom('servers').where('account_id', '=', accountId);
-  if (q.name) base = base.where((eb) => containsInsensitive(ctx.dialect, eb.ref('name'), q.name!));
+  if (q.name) base = base.where((eb) => ctx.database.sql.contains(eb.ref('name'), q.name!));
   const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const rows = await base.selectAll().orderBy('id').limit(q.count).offset(q.offset).execute();
   return { total: Number(total.n), rows };
@@ -130,9 +129,9 @@ export async function deleteAccountServer(ctx: AppContext, accountId: number, id
   // committing between the sweep and the delete: on PostgreSQL a message's children have no foreign key
   // to it (migration 0023) and would be left behind by the servers cascade.
   await ctx.db.transaction().execute(async (trx) => {
-    await lockRowsForUpdate(trx, ctx.database.dialect, 'servers', [id]);
+    await ctx.database.sql.lockRowsForUpdate(trx, 'servers', [id]);
     const rest = await trx.selectFrom('messages').select('id').where('server_id', '=', id).execute();
-    for (let i = 0; i < rest.length; i += 500) await deleteMessagesCascading(trx, rest.slice(i, i + 500).map((r) => r.id), id);
+    for (let i = 0; i < rest.length; i += 500) await deleteMessageRows(trx, rest.slice(i, i + 500).map((r) => r.id), id);
     await trx.deleteFrom('servers').where('id', '=', id).where('account_id', '=', accountId).execute();
   });
   return row;

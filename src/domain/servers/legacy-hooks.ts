@@ -87,7 +87,7 @@ export async function applyLegacyHooks(trx: Kysely<Database>, ctx: AppContext, s
   if (given.length === 0 && !optionsGiven) return;
   const stream = await defaultStreamId(trx, serverId);
   if (!stream) return;
-  await lockServer(trx, ctx.dialect, serverId);
+  await lockServer(trx, ctx.database.sql, serverId);
   const hooks = await streamHooks(trx, serverId, stream);
   const changed = new Set<Hook>();
   const now = ctx.clock.now();

@@ -8,8 +8,6 @@ import type { AppContext } from '../app-context.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { StatsDailyTable } from '../../infra/db/tables/templates-stats.js';
 import type { RecordedEvent } from '../event-types.js';
-import { insertRowsWith } from '../../infra/db/raw-insert.js';
-import { counterShards } from '../../infra/db/row-locks.js';
 import { moscowDay } from '../../infra/time.js';
 import { Metric, statsTag } from './metrics.js';
 
@@ -95,12 +93,12 @@ function metricsOf(e: RecordedEvent, flags: Map<string, { opens: boolean; links:
   }
 }
 
-export async function countStats(trx: Kysely<Database>, ctx: Pick<AppContext, 'dialect'>, events: RecordedEvent[]): Promise<void> {
+export async function countStats(trx: Kysely<Database>, ctx: Pick<AppContext, 'database'>, events: RecordedEvent[]): Promise<void> {
   if (events.length === 0) return;
   const flags = await trackingFlags(trx, events);
   // Counter rows per key are spread over shards where transactions run side by side (db/row-locks.ts), so
   // concurrent sending transactions rarely wait on one another's row lock for the same day's Sent counter.
-  const shards = counterShards(ctx.dialect);
+  const shards = ctx.database.sql.counterShards;
   const shard = shards > 1 ? Math.floor(Math.random() * shards) : 0;
   const rows = new Map<string, Row>();
   // A batch's events share one time: the Moscow day is computed once per distinct time, not per event.
@@ -125,5 +123,5 @@ export async function countStats(trx: Kysely<Database>, ctx: Pick<AppContext, 'd
   const sorted = [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
   // Raw multi-row upsert (src/infra/db/raw-insert.ts): valid on SQLite (3.24+) and PostgreSQL alike.
   const values = sorted.map((r) => [r.server_id, r.stream_id, r.tag, r.day, r.metric, r.shard, r.value]);
-  await insertRowsWith(trx, ctx.dialect, 'stats_daily', STATS_COLUMNS, values, UPSERT, 500);
+  await ctx.database.sql.insertRowsWith(trx, 'stats_daily', STATS_COLUMNS, values, UPSERT, 500);
 }

@@ -34,7 +34,7 @@ export async function createStream(ctx: AppContext, serverId: number, body: Reco
   const now = ctx.clock.now();
   try {
     return await ctx.db.transaction().execute(async (trx) => {
-      await lockServer(trx, ctx.dialect, serverId);
+      await lockServer(trx, ctx.database.sql, serverId);
       const existing = await trx.selectFrom('message_streams').select(['id', 'type']).where('server_id', '=', serverId).execute();
       // Archived streams still count: they exist (and can be restored) until they are purged.
       if (existing.length >= MAX_STREAMS_PER_SERVER) {

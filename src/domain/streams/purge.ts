@@ -1,6 +1,6 @@
 // The end of an archived stream (docs/reference/streams.md, "States and transitions": archived -> purged 45
 // days after archiving). A periodic task deletes each due stream with everything that belongs to it: its
-// messages (with their recipients, attachments, events, opens and clicks: deleteMessagesCascading), their
+// messages (with their recipients, attachments, events, opens and clicks: message-store/purge.ts), their
 // bounce records, queued jobs that concern them (jobs.message_id), the stream's suppressions and webhooks, and last the stream
 // row itself. Daily statistics stay: the API keeps them permanently (docs/reference/api-conventions.md,
 // "General rules" 4). Work is done in bounded batches, each in its own short transaction, so a stream with
@@ -8,7 +8,7 @@
 // running out) leaves a stream that the next run simply continues.
 import type { AppContext } from '../app-context.js';
 import { cancelJobsOfMessages } from '../../infra/jobs/cancel.js';
-import { deleteMessagesCascading } from '../../infra/db/partitions-cascade.js';
+import { deleteMessageRows } from '../message-store/purge.js';
 
 export interface PurgeOptions {
   /** Rows deleted per transaction. */
@@ -55,7 +55,7 @@ async function purgeStream(ctx: AppContext, serverId: number, streamId: string, 
       // Queued deliveries of these messages would only fail once the messages are gone.
       await cancelJobsOfMessages(trx, ids);
       await trx.deleteFrom('bounces').where('message_id', 'in', ids).execute();
-      await deleteMessagesCascading(trx, ids);
+      await deleteMessageRows(trx, ids);
     });
     messages += ids.length;
   }

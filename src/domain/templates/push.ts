@@ -27,7 +27,7 @@ export async function pushTemplates(ctx: AppContext, accountId: number, input: P
     if (input.SourceServerID === input.DestinationServerID) {
       throw new ApiError(ErrorCode.InvalidRequestFields, 'SourceServerID and DestinationServerID must differ.');
     }
-    await lockServer(trx, ctx.dialect, input.DestinationServerID);
+    await lockServer(trx, ctx.database.sql, input.DestinationServerID);
     const source = await trx
       .selectFrom('templates')
       .selectAll()

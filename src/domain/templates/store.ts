@@ -76,7 +76,7 @@ export async function createTemplate(ctx: AppContext, serverId: number, input: T
   const now = ctx.clock.now();
   try {
     return await ctx.db.transaction().execute(async (trx) => {
-      await lockServer(trx, ctx.dialect, serverId);
+      await lockServer(trx, ctx.database.sql, serverId);
       const { n } = await trx
         .selectFrom('templates')
         .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -115,7 +115,7 @@ export async function createTemplate(ctx: AppContext, serverId: number, input: T
 export async function updateTemplate(ctx: AppContext, serverId: number, idOrAlias: string, input: TemplateInput): Promise<TemplateRow> {
   try {
     return await ctx.db.transaction().execute(async (trx) => {
-      await lockServer(trx, ctx.dialect, serverId);
+      await lockServer(trx, ctx.database.sql, serverId);
       const row = await getTemplate(trx, serverId, idOrAlias);
       const type = templateType(input.TemplateType);
       if (type && type !== row.template_type) {
@@ -175,7 +175,7 @@ export async function updateTemplate(ctx: AppContext, serverId: number, idOrAlia
 
 export async function deleteTemplate(ctx: AppContext, serverId: number, idOrAlias: string): Promise<TemplateRow> {
   return ctx.db.transaction().execute(async (trx) => {
-    await lockServer(trx, ctx.dialect, serverId);
+    await lockServer(trx, ctx.database.sql, serverId);
     const row = await getTemplate(trx, serverId, idOrAlias);
     if (row.template_type === 'Layout' && row.alias) {
       const user = await trx

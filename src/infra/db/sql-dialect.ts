@@ -1,7 +1,8 @@
 // The SQL that differs between SQLite and PostgreSQL for the queries of the domain, as one object built once
 // with the database (openDatabase), the way Kysely's dialects are objects: the domain asks it for an
 // expression or a plan choice and never learns which database it talks to. The older free functions
-// (util.ts, json-fields.ts, planner.ts) take a dialect tag; this object answers for them where it is used.
+// (util.ts, json-fields.ts, planner.ts, raw-insert.ts, row-locks.ts, raw-query.ts) take a dialect tag; this
+// object answers for them, so that the tag stays in infra/db (test/structure/dialect-rules.test.ts).
 import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from './dialect-tag.js';
 import type { Database } from './schema.js';
@@ -12,6 +13,9 @@ import { filtersMessagesByIdList, readsRowsSkippedByOffset } from './planner.js'
 import { rareTrigramQuery, rarestTrigrams, samplePartition, wordTrigramsOf } from './text-index.js';
 import { FOLDED_CONTAINS } from './text-functions.js';
 import { runTimeLimited, type TimeLimitOptions } from './time-limit.js';
+import { insertRows, insertRowsWith } from './raw-insert.js';
+import { counterShards, lockRowsForUpdate } from './row-locks.js';
+import { selectRaw } from './raw-query.js';
 
 /** The text columns of a message that migration 0034 indexes for substring search (Sandbox messages). */
 export type MessageTextColumn = 'subject' | 'from_raw' | 'reply_to' | 'text_body' | 'html_body' | 'tag' | 'attachments';
@@ -56,6 +60,12 @@ export interface SqlDialect {
   readonly readsRowsSkippedByOffset: boolean;
   /** planner.ts: messages is day-partitioned, a list of ids prunes it where a join does not. */
   readonly filtersMessagesByIdList: boolean;
+  /** The message tables (messages, mailpit_state, ...) share day partitions (migration 0023): a join of two
+   * of them can be planned partition by partition (mailpit/state-join.ts). */
+  readonly partitionedByDay: boolean;
+  /** A Mailpit search's bounded count and its page are asked in one statement (mailpit/listing.ts): measured
+   * faster on PostgreSQL; on SQLite no faster, and its walk of a page is cheap. */
+  readonly countsWithPage: boolean;
   /**
    * One of `messages.<columns>` contains `value`, case-insensitively (Unicode case folding on both databases), never
    * NULL (so that NOT of it holds for a NULL column). `indexed`: the message is a Sandbox one (`messages.sandbox
@@ -76,6 +86,44 @@ export interface SqlDialect {
    * `signal` aborts (the request that asked went away). Throws TimeLimitExceeded when the limit is hit.
    */
   timeLimited<T>(db: Kysely<Database>, options: TimeLimitOptions, run: (db: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** Multi-row INSERT written as SQL text, without the query builder (raw-insert.ts). */
+  insertRows(trx: Kysely<Database>, table: keyof Database & string, columns: readonly string[], rows: unknown[][]): Promise<void>;
+  /** insertRows with `suffix` after every statement's VALUES list (ON CONFLICT, RETURNING); returns the rows returned. */
+  insertRowsWith(
+    trx: Kysely<Database>,
+    table: keyof Database & string,
+    columns: readonly string[],
+    rows: unknown[][],
+    suffix?: string,
+    maxRows?: number,
+  ): Promise<Record<string, unknown>[]>;
+  /** Locks these rows until the transaction ends, in key order (row-locks.ts; nothing on SQLite, the only writer). */
+  lockRowsForUpdate(trx: Kysely<Database>, table: 'messages' | 'servers' | 'console_users', ids: ReadonlyArray<string | number>): Promise<void>;
+  /** Into how many rows a hot counter is split (row-locks.ts, counterShards). */
+  readonly counterShards: number;
+  /** A raw SELECT with `?` placeholders, for hot paths (raw-query.ts). */
+  selectRaw<R>(db: Kysely<Database>, text: string, params: unknown[]): Promise<R[]>;
+}
+
+/** The members that only pass the tag on to the free functions. */
+function tagged(d: Dialect) {
+  return {
+    contains: (column: Expression<any>, value: string) => containsInsensitive(d, column, value),
+    tagEquals: (column: Expression<any>, value: string) => tagEquals(d, column, value),
+    foldedTagEquals: (column: Expression<any>, lowered: string) => foldedTagEquals(d, column, lowered),
+    jsonFieldEquals: (column: Expression<any>, key: string, value: string) => jsonFieldEquals(d, column, key, value),
+    readsRowsSkippedByOffset: readsRowsSkippedByOffset(d),
+    filtersMessagesByIdList: filtersMessagesByIdList(d),
+    partitionedByDay: d === 'postgres',
+    countsWithPage: d === 'postgres',
+    timeLimited: <T>(db: Kysely<Database>, options: TimeLimitOptions, run: (db: Kysely<Database>) => Promise<T>) => runTimeLimited(d, db, options, run),
+    insertRows: (trx: Kysely<Database>, table: keyof Database & string, columns: readonly string[], rows: unknown[][]) => insertRows(trx, d, table, columns, rows),
+    insertRowsWith: (trx: Kysely<Database>, table: keyof Database & string, columns: readonly string[], rows: unknown[][], suffix?: string, maxRows?: number) =>
+      insertRowsWith(trx, d, table, columns, rows, suffix, maxRows),
+    lockRowsForUpdate: (trx: Kysely<Database>, table: 'messages' | 'servers' | 'console_users', ids: ReadonlyArray<string | number>) => lockRowsForUpdate(trx, d, table, ids),
+    counterShards: counterShards(d),
+    selectRaw: <R>(db: Kysely<Database>, text: string, params: unknown[]) => selectRaw<R>(db, d, text, params),
+  };
 }
 
 /** FTS5's query syntax: a phrase in double quotes (a quote doubled) restricted to some columns. */
@@ -88,12 +136,7 @@ const anyOf = (parts: RawBuilder<SqlBool>[]) => (parts.length === 1 ? parts[0]! 
 function sqliteDialect(): SqlDialect {
   const d: Dialect = 'sqlite';
   return {
-    contains: (column, value) => containsInsensitive(d, column, value),
-    tagEquals: (column, value) => tagEquals(d, column, value),
-    foldedTagEquals: (column, lowered) => foldedTagEquals(d, column, lowered),
-    jsonFieldEquals: (column, key, value) => jsonFieldEquals(d, column, key, value),
-    readsRowsSkippedByOffset: readsRowsSkippedByOffset(d),
-    filtersMessagesByIdList: filtersMessagesByIdList(d),
+    ...tagged(d),
     messageContains(columns, value, indexed) {
       // messages_text (FTS5, trigram, contentless) holds a Sandbox message's text under its rowid (and every
       // message's subject).
@@ -122,7 +165,6 @@ function sqliteDialect(): SqlDialect {
       return { check, narrowing: match === null ? null : sql<SqlBool>`${sql.ref(`${target.alias}.id`)} in (select rowid from recipients_text where recipients_text match ${match})` };
     },
     unindexed: (column) => sql`+${column}`,
-    timeLimited: (db, options, run) => runTimeLimited(d, db, options, run),
   };
 }
 
@@ -133,12 +175,7 @@ function postgresDialect(): SqlDialect {
   // hiding the ILIKE from the planner, as coalesce() would.
   const ilike = (column: Expression<any>, value: string) => sql<SqlBool>`(${column} is not null and ${containsInsensitive(d, column, value)})`;
   return {
-    contains: (column, value) => containsInsensitive(d, column, value),
-    tagEquals: (column, value) => tagEquals(d, column, value),
-    foldedTagEquals: (column, lowered) => foldedTagEquals(d, column, lowered),
-    jsonFieldEquals: (column, key, value) => jsonFieldEquals(d, column, key, value),
-    readsRowsSkippedByOffset: readsRowsSkippedByOffset(d),
-    filtersMessagesByIdList: filtersMessagesByIdList(d),
+    ...tagged(d),
     messageContains: (columns, value) => anyOf(columns.map((c) => ilike(sql.ref(`messages.${c}`), value))),
     recipientContains: (alias, columns, value) => anyOf(columns.map((c) => ilike(sql.ref(`${alias}.${c}`), value))),
     async textPlan(db, target, value) {
@@ -167,7 +204,6 @@ function postgresDialect(): SqlDialect {
       return { narrowing: sql<SqlBool>`(${sql.join(chosen.map((t) => has(ref, t)), sql` and `)})`, check };
     },
     unindexed: (column) => sql`${column}`,
-    timeLimited: (db, options, run) => runTimeLimited(d, db, options, run),
   };
 }
 

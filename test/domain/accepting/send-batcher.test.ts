@@ -54,7 +54,7 @@ describe('group commit', () => {
   });
 
   it('leaves the SQLite connection at synchronous=FULL for everyone else', async () => {
-    if (s.ctx.dialect !== 'sqlite') return;
+    if (s.ctx.database.dialect !== 'sqlite') return;
     const c = new SendBatcher(s.ctx);
     await Promise.all([c.submit(unit('d@example.net')), c.submit(unit('e@example.net'))]);
     const r = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(s.ctx.db);
@@ -66,7 +66,7 @@ describe('group commit', () => {
   // fdatasynced through one descriptor kept open between group commits (an open and a close per group cost as
   // much as the sync call), and drain() releases it.
   it('syncs the WAL through one descriptor kept across groups, released by drain()', async (t) => {
-    if (s.ctx.dialect !== 'sqlite' || !existsSync('/proc/self/fd')) return t.skip('SQLite on Linux only');
+    if (s.ctx.database.dialect !== 'sqlite' || !existsSync('/proc/self/fd')) return t.skip('SQLite on Linux only');
     const wal = `${resolve(s.ctx.config.databaseUrl.replace(/^file:\/\//i, ''))}-wal`;
     const c = new SendBatcher(s.ctx);
     await c.submit(unit('wal-a@example.net'));
@@ -90,7 +90,7 @@ describe('group commit', () => {
   // refused at once as ServiceBusy (503 with Retry-After over HTTP: test/http/routes/email-backpressure),
   // stores nothing, and the queued requests are answered once the database is free again.
   it('refuses beyond the queue limit while a group waits for the database, then takes requests again', async (t) => {
-    if (s.ctx.dialect !== 'sqlite') return t.skip('the PostgreSQL case holds a table lock: test/http/routes/email-backpressure');
+    if (s.ctx.database.dialect !== 'sqlite') return t.skip('the PostgreSQL case holds a table lock: test/http/routes/email-backpressure');
     const c = new SendBatcher({ ...s.ctx, config: { ...s.ctx.config, sendQueueLimit: 2 } });
     const count = async () => Number((await s.ctx.db.selectFrom('message_recipients').select((e) => e.fn.countAll().as('n')).where('email', 'like', 'bp-%').executeTakeFirstOrThrow()).n);
     let release!: () => void;

@@ -169,7 +169,7 @@ describe('kept Mailpit figures equal a fresh count after every write path', () =
     assert.equal((await fresh(servers.Inbox!.id)).total, 1);
     // PostgreSQL: the day partition of D0 dropped whole (as retention does for the longest retention),
     // taking the other inbox's messages of that day.
-    if (s.ctx.dialect === 'postgres') {
+    if (s.ctx.database.dialect === 'postgres') {
       assert.ok((await dropPartitionsBefore(s.ctx.db, dayStart(D0) + DAY_MS)).length >= 1);
       assert.equal((await fresh(servers.Other!.id)).total, 0);
       await check('day partition dropped');
@@ -197,7 +197,7 @@ describe('kept Mailpit figures equal a fresh count after every write path', () =
     await mp('Backfill', 'PUT', 'messages', { IDs: ids.slice(0, 2), Read: true });
     await mp('Backfill', 'PUT', 'tags', { IDs: ids.slice(1, 4), Tags: ['x', 'w'] });
     // The schema as before migration 0038, with these rows in it; then the migration.
-    if (s.ctx.dialect === 'postgres') {
+    if (s.ctx.database.dialect === 'postgres') {
       await sql`drop table mailpit_counts`.execute(s.ctx.db);
       for (const f of ['messages_insert', 'messages_delete', 'message_update', 'state_insert', 'state_update', 'state_delete', 'server_delete']) {
         await sql`drop function ${sql.id(`mailpit_counts_${f}`)} cascade`.execute(s.ctx.db);
@@ -208,7 +208,7 @@ describe('kept Mailpit figures equal a fresh count after every write path', () =
       for (const r of rows) await sql`drop trigger ${sql.id(r.name)}`.execute(s.ctx.db);
       await sql`drop table mailpit_counts`.execute(s.ctx.db);
     }
-    await s.ctx.db.transaction().execute((trx) => migrations['0038-mailpit-counts']!.up(trx, s.ctx.dialect));
+    await s.ctx.db.transaction().execute((trx) => migrations['0038-mailpit-counts']!.up(trx, s.ctx.database.dialect));
     await check('backfilled');
     assert.equal((await fresh(servers.Backfill!.id)).total, 5);
     // And kept from there on.

@@ -69,7 +69,7 @@ describe('Mailpit search: the count window and the page equal the plain query', 
     await sql`insert into mailpit_state (message_id, server_id, read) select id, server_id, 1 from messages where server_id = ${server.id} and subject in ('filler 1', 'filler 4')`.execute(s.ctx.db);
     // A few tags set through the API: tag: then also reads their state's tags.
     await setTags(s.ctx, server, [rows[2]!.id, rows[40]!.id, rows[9000]!.id], ['tag1', 'extra']);
-    if (s.ctx.dialect === 'postgres') await sql`analyze messages, mailpit_state`.execute(s.ctx.db);
+    if (s.ctx.database.dialect === 'postgres') await sql`analyze messages, mailpit_state`.execute(s.ctx.db);
   });
   after(() => s.close());
 

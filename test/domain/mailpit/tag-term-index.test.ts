@@ -93,7 +93,7 @@ describe('tag: on the folded tag index equals the per-message check', () => {
     await sql`insert into messages (id, server_id, stream_id, from_email, from_raw, subject, tag, headers, metadata, track_opens, track_links, attachments, status, sandbox, received_at)
       select '00000000-0000-7000-8000-' || cast(100000000000 + i as text), ${server.id}, 'outbound', 'a@b.example', 'a@b.example', 's', 'tag' || cast(i % 50 as text), '[]', '{}', 0, 'None', '[]', 'Sent', 1, 1000 + i
       from (with recursive n(i) as (select 1 union all select i + 1 from n where i < 5000) select i from n) as seq`.execute(s.ctx.db);
-    if (s.ctx.dialect === 'postgres') await sql`analyze messages`.execute(s.ctx.db);
+    if (s.ctx.database.dialect === 'postgres') await sql`analyze messages`.execute(s.ctx.db);
     const terms = parseQuery('tag:tag7 is:unread');
     const q = scope(s.ctx, server, terms, undefined, await planTerms(s.ctx, server, terms))
       .select('messages.id')

@@ -38,11 +38,11 @@ describe('planned text search equals a scan of the rows', () => {
 
   /** The database's substring semantics (see the file's head). */
   const contains = (text: string, term: string) => {
-    if (s.ctx.dialect === 'sqlite' && [...term].length < 3) {
+    if (s.ctx.database.dialect === 'sqlite' && [...term].length < 3) {
       const ascii = (x: string) => x.replace(/[A-Z]/g, (c) => c.toLowerCase());
       return ascii(text).includes(ascii(term));
     }
-    if (s.ctx.dialect === 'sqlite') return fold(text).includes(fold(term));
+    if (s.ctx.database.dialect === 'sqlite') return fold(text).includes(fold(term));
     // PostgreSQL's ILIKE lowercases letter by letter: a final sigma stays ς, and Σ becomes σ wherever it is.
     const lower = (x: string) => Array.from(x, (c) => c.toLowerCase()).join('');
     return lower(text).includes(lower(term));

@@ -138,7 +138,7 @@ describe('metadata search equals a scan of the Metadata', () => {
       from (with recursive n(i) as (select 1 union all select i + 1 from n where i < 5000) select i from n) as seq`.execute(s.ctx.db);
     await sql`insert into message_metadata (message_id, key, server_id, stream_id, value, received_at)
       select id, 'filler', server_id, stream_id, 'v' || cast(received_at % 50 as text), received_at from messages where id like '00000000-%'`.execute(s.ctx.db);
-    if (s.ctx.dialect === 'postgres') await sql`analyze message_metadata`.execute(s.ctx.db);
+    if (s.ctx.database.dialect === 'postgres') await sql`analyze message_metadata`.execute(s.ctx.db);
     const q = metadataHits(s.ctx, s.serverId, 'outbound', [['filler', 'v7']], []).orderBy('received_at', 'desc').orderBy('message_id', 'desc').limit(50).compile();
     const plan = await explain(s, q);
     assert.match(plan, /message_metadata_search/, plan);

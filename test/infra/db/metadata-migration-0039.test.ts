@@ -38,7 +38,7 @@ describe('migration 0039: message_metadata backfilled', () => {
     }
     await sql`drop index messages_sandbox_tag`.execute(s.ctx.db);
     await sql`drop table message_metadata`.execute(s.ctx.db);
-    await migrations[NAME]!.up(s.ctx.db, s.ctx.dialect);
+    await migrations[NAME]!.up(s.ctx.db, s.ctx.database.dialect);
     const backfilled = await rows();
     const extra = { message_id: id(1), key: 's', server_id: s.serverId, stream_id: 'outbound', value: 'kept', received_at: 1001 };
     assert.deepEqual(backfilled, [extra, ...written].sort((a, b) => (a.message_id < b.message_id ? -1 : a.message_id > b.message_id ? 1 : a.key < b.key ? -1 : 1)));

@@ -120,7 +120,7 @@ describe('job runner slots', () => {
     // The oldest of each group were taken, with their attempt counted.
     assert.ok(got.every((j) => j.attempts === 1 && j.locked_by === 'w'));
     assert.deepEqual(got.filter((j) => j.group_key === 'b').map((j) => JSON.parse(j.payload).i).sort((x, y) => x - y), [10, 11, 12]);
-    if (s.ctx.dialect === 'sqlite') {
+    if (s.ctx.database.dialect === 'sqlite') {
       // The claim commits without an fsync, and puts synchronous back as it found it (FULL) afterwards.
       const r = await sql<{ synchronous: number }>`pragma synchronous`.execute(s.ctx.db);
       assert.equal(r.rows[0].synchronous, 2);

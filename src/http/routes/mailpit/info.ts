@@ -14,7 +14,7 @@ export async function infoOf(ctx: AppContext, server: MailpitServer) {
     Version: VERSION,
     // Mailpit's answer when it does not look for a newer release; mailroom never calls out for one.
     LatestVersion: 'disabled',
-    Database: ctx.dialect,
+    Database: ctx.database.dialect,
     DatabaseSize: 0,
     Messages: list.total,
     Unread: list.unread,
