@@ -5,20 +5,11 @@
 // reads a `.dialect`; infra/, the composition root and the migrations keep the tag. Read from the source
 // text, comments left out.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { codeOf, offenders as offendersIn, SRC, sourceFiles } from './source-lines.js';
 
-const src = new URL('../../src', import.meta.url).pathname;
-const domain = join(src, 'domain');
-const files: string[] = [];
-(function walk(dir: string) {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) walk(p);
-    else if (p.endsWith('.ts')) files.push(p);
-  }
-})(domain);
+const files = sourceFiles(join(SRC, 'domain'));
 
 const RULES: Array<{ what: string; re: RegExp }> = [
   // `\b` keeps SqlDialect, the object's type, allowed.
@@ -27,19 +18,7 @@ const RULES: Array<{ what: string; re: RegExp }> = [
   { what: 'a .dialect read', re: /\.dialect\b|\{[^}]*\bdialect\b[^}]*\}\s*=/ },
 ];
 
-const codeOf = (line: string) => line.replace(/^\s*(\/\/|\*|\/\*).*$/, '').replace(/\s\/\/\s.*$/, '');
-
-function offenders(re: RegExp): string[] {
-  const found: string[] = [];
-  for (const f of files) {
-    readFileSync(f, 'utf8')
-      .split('\n')
-      .forEach((line, i) => {
-        if (re.test(codeOf(line))) found.push(`${relative(src, f)}:${i + 1}: ${line.trim()}`);
-      });
-  }
-  return found;
-}
+const offenders = (re: RegExp) => offendersIn(files, re);
 
 describe('the dialect tag stays out of src/domain', () => {
   it('the rules catch what they are meant to, and let the SqlDialect object through', () => {

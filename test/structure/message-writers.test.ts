@@ -5,19 +5,10 @@
 // partition code (the cascading delete, the day partitions) and the migrations write them. Read from the
 // source text, comments left out.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
+import { codeOf, offenders as offendersIn, sourceFiles } from './source-lines.js';
 
-const src = new URL('../../src', import.meta.url).pathname;
-const files: string[] = [];
-(function walk(dir: string) {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) walk(p);
-    else if (p.endsWith('.ts')) files.push(p);
-  }
-})(src);
+const files = sourceFiles();
 
 const OWNER = 'domain/message-store/';
 const ALLOWED = [OWNER, 'infra/db/partitions-cascade.ts', 'infra/db/partitions.ts', 'infra/db/migrations/'];
@@ -31,21 +22,7 @@ const WRITES: Array<{ what: string; re: RegExp }> = [
   { what: 'the cascading delete', re: /\bdeleteMessagesCascading\b|partitions-cascade\.js/ },
 ];
 
-const codeOf = (line: string) => line.replace(/^\s*(\/\/|\*|\/\*).*$/, '').replace(/\s\/\/\s.*$/, '');
-
-function offenders(re: RegExp): string[] {
-  const found: string[] = [];
-  for (const f of files) {
-    const path = relative(src, f);
-    if (ALLOWED.some((a) => path.startsWith(a))) continue;
-    readFileSync(f, 'utf8')
-      .split('\n')
-      .forEach((line, i) => {
-        if (re.test(codeOf(line))) found.push(`${path}:${i + 1}: ${line.trim()}`);
-      });
-  }
-  return found;
-}
+const offenders = (re: RegExp) => offendersIn(files, re, ALLOWED);
 
 describe('messages and its rows have one writer', () => {
   it('the rules catch the writes they are meant to, and let reads through', () => {
