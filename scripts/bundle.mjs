@@ -1,10 +1,10 @@
-// Part of `npm run build`, after tsc: dist/cli.js becomes one bundle of the CLI and the packages it imports,
+// Part of `npm run build`, after scripts/compile.mjs: dist/cli.js becomes one bundle of the CLI and the packages it imports,
 // because a process that loads some 1,500 small module files spends most of its start reading and compiling
-// them one by one (figures in bench/README.md, "Startup"). The rest of dist/ (tsc's output) stays: the worker
+// them one by one (figures in bench/README.md, "Startup"). The rest of dist/ (compile.mjs's output) stays: the worker
 // threads load their task modules from it, and the console serves its asset files from it.
 //
 // Inside the bundle every module shares the bundle's `import.meta.url`, so each `import.meta.url` of our
-// sources is replaced by the URL of that module's own tsc-compiled file in dist/: paths resolved beside a
+// sources is replaced by the URL of that module's own compiled file in dist/: paths resolved beside a
 // module (task modules, assets, createRequire) resolve where they do in the unbundled build. Chunks of
 // dynamic imports are written to dist/ itself so that those relative URLs hold in them too.
 import { build } from 'esbuild';

@@ -166,6 +166,18 @@ function cpuJiffies() {
   }
 }
 
+/** CPU seconds of this runner's ended descendants (the test processes and whatever they started and waited
+ * for: serve children, browsers, checkers), from /proc/self/stat's cutime and cstime (Linux); null elsewhere. */
+function treeCpuS() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[13]) + Number(f[14])) / 100;
+  } catch {
+    return null;
+  }
+}
+
 /** The load average over one minute, sampled while a run lasts (Linux); null elsewhere. */
 function loadSampler() {
   const samples = [];
@@ -195,16 +207,19 @@ const CPUS = availableParallelism();
 
 /** The per-file report of a run: its slowest files (wall and CPU of each file's process, from
  * test-file-times.mjs) and how much of the CPUs the run used, its files' own and the machine's. */
-function report(label, times, wallMs, cpu0, cpu1, load, filesOf) {
+function report(label, times, wallMs, cpu0, cpu1, load, filesOf, tree) {
   const rel = (entry) => (filesOf.get(entry) ?? [entry]).map(relName).join(' + ');
   const sorted = [...times].sort((a, b) => b.wallMs - a.wallMs);
   const fileCpu = times.reduce((a, t) => a + t.cpuMs, 0);
   console.log(`\n--- ${label}: the ${Math.min(SLOWEST, sorted.length)} slowest of ${times.length} files (wall s / CPU s of each file's process) ---`);
   for (const t of sorted.slice(0, SLOWEST)) console.log(`${(t.wallMs / 1000).toFixed(1).padStart(7)} ${(t.cpuMs / 1000).toFixed(1).padStart(6)}  ${rel(t.file)}`);
   const machine = cpu0 && cpu1 ? ` the machine's CPUs ${((100 * (cpu1.busy - cpu0.busy)) / (cpu1.total - cpu0.total)).toFixed(0)}% busy;` : '';
+  // Machine jiffies are 1/100 s on Linux. What the machine did beyond the run's process tree is mostly the
+  // PostgreSQL server, and anything else running at the time.
+  const others = cpu0 && cpu1 && tree != null ? ` the files' process tree ${tree.toFixed(0)} s of CPU, the rest of the machine ${((cpu1.busy - cpu0.busy) / 100 - tree).toFixed(0)} s;` : '';
   const loads = load ? ` load ${load.mean.toFixed(1)} mean, ${load.max.toFixed(1)} max;` : '';
   console.log(
-    `${label}: ${(wallMs / 1000).toFixed(1)} s wall on ${CPUS} CPUs; the files' processes used ${(fileCpu / 1000).toFixed(0)} s of CPU (${((100 * fileCpu) / (wallMs * CPUS)).toFixed(0)}% of the CPUs);${machine}${loads}`.replace(/;$/, ''),
+    `${label}: ${(wallMs / 1000).toFixed(1)} s wall on ${CPUS} CPUs; the files' processes used ${(fileCpu / 1000).toFixed(0)} s of CPU (${((100 * fileCpu) / (wallMs * CPUS)).toFixed(0)}% of the CPUs);${machine}${others}${loads}`.replace(/;$/, ''),
   );
 }
 
@@ -221,6 +236,7 @@ function runFiles(label, parts, dialect, concurrency, timing, processTimeoutS, u
   const timesFile = join(tmpdir(), `mailroom-times-${stamp}.jsonl`);
   const started = Date.now();
   const cpu0 = cpuJiffies();
+  const tree0 = treeCpuS();
   const stopLoad = loadSampler();
   const child = spawn(
     process.execPath,
@@ -263,7 +279,8 @@ function runFiles(label, parts, dialect, concurrency, timing, processTimeoutS, u
       } catch {
         /* no file ran to its end */
       }
-      report(label, times, wallMs, cpu0, cpuJiffies(), load, filesOf);
+      const tree1 = treeCpuS();
+      report(label, times, wallMs, cpu0, cpuJiffies(), load, filesOf, tree0 != null && tree1 != null ? tree1 - tree0 : null);
       const hung = timedOutFiles(text).map((entry) => (filesOf.get(entry) ?? [entry]).map(relName));
       for (const f of hung) {
         const what = f.length === 1 ? f[0] : `the process of ${f.join(', ')} (one of them; its last test above names it)`;

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { type DbOptions, openDatabase } from '../../src/infra/db/database.js';
 import { migrateToLatest } from '../../src/infra/db/migrate.js';
+import { giveBack, noteFresh, reusableName, sweepDead, takeSpare } from './pg-reuse.js';
 
 export const TEST_DIALECT: 'sqlite' | 'postgres' = process.env.MAILROOM_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
 export const TEST_PG_URL = process.env.MAILROOM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -92,22 +93,33 @@ async function sqliteTemplate(): Promise<string> {
 
 export async function createTestDatabase(o: TestDatabaseOptions = {}): Promise<TestDatabase> {
   if (TEST_DIALECT === 'postgres') {
-    const database = `t_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: TEST_PG_URL });
-    await admin.connect();
-    try {
-      const template = o.migrated ? await pgTemplate(admin) : null;
-      // WAL_LOG (the default) copies block by block through the WAL: no checkpoint of the whole server, as
-      // FILE_COPY does, which took 2-3 s a copy here against 0.2-0.5 s.
-      await admin.query(template ? `CREATE DATABASE ${database} TEMPLATE ${template} STRATEGY wal_log` : `CREATE DATABASE ${database}`);
-    } finally {
-      await admin.end();
+    // A migrated database is the process's spare one when it has one (pg-reuse.ts): emptied, not copied.
+    const spare = o.migrated ? takeSpare() : undefined;
+    const database = spare ?? (o.migrated ? reusableName(randomBytes(6).toString('hex')) : `t_${randomBytes(6).toString('hex')}`);
+    if (!spare) {
+      const admin = new pg.Client({ connectionString: TEST_PG_URL });
+      await admin.connect();
+      try {
+        await sweepDead(admin);
+        const template = o.migrated ? await pgTemplate(admin) : null;
+        // WAL_LOG (the default) copies block by block through the WAL: no checkpoint of the whole server, as
+        // FILE_COPY does, which took 2-3 s a copy here against 0.2-0.5 s.
+        await admin.query(template ? `CREATE DATABASE ${database} TEMPLATE ${template} STRATEGY wal_log` : `CREATE DATABASE ${database}`);
+      } finally {
+        await admin.end();
+      }
+      if (o.migrated) await noteFresh(TEST_PG_URL, database);
     }
+    let dropped = false;
     return {
       url: pgUrlOf(database),
       // Its own database, so the default schema; named, for the tests that put it in a URL's search_path.
       options: { schema: 'public', poolSize: 5 },
       async drop() {
+        // Once: a database given back twice would be handed to two services.
+        if (dropped) return;
+        dropped = true;
+        if (o.migrated && (await giveBack(TEST_PG_URL, database))) return;
         const c = new pg.Client({ connectionString: TEST_PG_URL });
         await c.connect();
         // FORCE: a child process killed by the test may leave a connection the server has not yet closed.
