@@ -34,7 +34,7 @@ function serverOptions(config: Config): Pick<FastifyHttpsOptions<Server>, 'https
 export async function buildApp(ctx: AppContext): Promise<App> {
   const validators = lazyValidators();
   const app = Fastify({
-    schemaController: { compilersFactory: { buildValidator: validators.buildValidator } },
+    schemaController: { compilersFactory: { buildValidator: validators.buildValidator, buildSerializer: validators.buildSerializer } },
     loggerInstance: ctx.logger.child({ component: 'http' }),
     // Per-request lines only at debug level: at thousands of sends a second they would dominate the log.
     logController: new LogController({ disableRequestLogging: ctx.config.logLevel !== 'debug' && ctx.config.logLevel !== 'trace' }),
