@@ -200,15 +200,15 @@ function postgresDialect(): SqlDialect {
       // messages. Elsewhere the planner's choice stands: for the two columns of a recipient it chose well
       // (a scan finds a common trigram's first rows at once; the GIN builds a bitmap of all of them), and
       // the second pass counts common trigrams, which a scan finds sooner too.
-      const { rows: prev } = await sql<{ s: string }>`select current_setting('enable_seqscan') as s`.execute(db);
-      const planned = prev[0]?.s ?? 'on';
+      const steered = target.table === 'messages';
+      const planned = steered ? ((await sql<{ s: string }>`select current_setting('enable_seqscan') as s`.execute(db)).rows[0]?.s ?? 'on') : '';
       let scans = planned;
       const scanning = async (want: string) => {
         if (want !== scans) await sql`select set_config('enable_seqscan', ${want}, true)`.execute(db);
         scans = want;
       };
       const count = async (t: string, cap: number) => {
-        await scanning(cap <= CAP_SMALL && target.table === 'messages' ? 'off' : planned);
+        await scanning(steered && cap <= CAP_SMALL ? 'off' : planned);
         const where = sandboxOnly ? sql`sandbox = 1 and ${has((c) => sql.ref(c), t)}` : has((c) => sql.ref(c), t);
         const { rows } = await sql<{ n: string }>`select count(*) as n from (select 1 from ${sql.table(probed)} where ${where} limit ${sql.lit(cap)}) as probe`.execute(db);
         return Number(rows[0]?.n ?? 0);
