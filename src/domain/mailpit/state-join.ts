@@ -7,7 +7,7 @@
 //   the first row (the whole of mailpit_state read per request).
 // - A count window's read flags (stateOfWindow) are looked up row by row, each probe pruned to its day's
 //   partition when it runs: a join of the window with the parent is planned as a hash of the whole of
-//   mailpit_state, whether the window holds ten messages or ten thousand.
+//   mailpit_state, whether the window holds a few messages or thousands.
 // Such a probe is costed as if it read every partition, so a window of thousands of rows looks large enough
 // to the planner to compile (JIT), which cost seconds where the statement itself runs in milliseconds: JIT is
 // off for these statements. SQLite has no partitions: nothing changes there.
