@@ -10,7 +10,7 @@ import { cancelJobsOfMessages } from '../../infra/jobs/cancel.js';
 import { limitedRead } from '../read-limit.js';
 import { needsState, planTerms, scope, type MailpitServer } from './filters.js';
 import type { Term } from './query.js';
-import { joiningStatePerPartition } from './state-join.js';
+import { joiningStatePerPartition, stateOfWindow } from './state-join.js';
 import { compactIfDue, inboxFigures, type InboxFigures } from './counts.js';
 import { allTags } from './tags.js';
 import { listItem, loadMessages } from './view.js';
@@ -44,15 +44,14 @@ const newestFirst = (q: Ordered) => q.orderBy('messages.received_at', 'desc').or
  */
 async function counted(ctx: AppContext, q: Ordered, joined: boolean): Promise<{ n: number; unread: number }> {
   const { rows } = await sql<{ n: number | string; unread: number | string | null }>`select count(*) as n, sum(case when w.r = 1 then 0 else 1 end) as unread
-    from (${windowOf(q, joined)}) as w`.execute(ctx.db);
+    from (${windowOf(ctx, q, joined)}) as w`.execute(ctx.db);
   return { n: Number(rows[0]?.n ?? 0), unread: Number(rows[0]?.unread ?? 0) };
 }
 
 /** The newest COUNT_WINDOW entries of `q` in order (id, received_at) with their read flag (r). */
-function windowOf(q: Ordered, joined: boolean) {
+function windowOf(ctx: AppContext, q: Ordered, joined: boolean) {
   if (joined) return newestFirst(q.select(['messages.id', 'messages.received_at', sql<number>`coalesce(s.read, 0)`.as('r')])).limit(COUNT_WINDOW);
-  return sql`select v.id, v.received_at, coalesce(st.read, 0) as r from (${newestFirst(q.select(['messages.id', 'messages.received_at'])).limit(COUNT_WINDOW)}) as v
-    left join mailpit_state st on st.message_id = v.id`;
+  return stateOfWindow(ctx, newestFirst(q.select(['messages.id', 'messages.received_at'])).limit(COUNT_WINDOW));
 }
 
 /**
@@ -63,7 +62,7 @@ function windowOf(q: Ordered, joined: boolean) {
 async function countedWithPage(ctx: AppContext, q: Ordered, joined: boolean, start: number, limit: number): Promise<{ n: number; unread: number; ids: string[] }> {
   const { rows } = await sql<{ id: string; k: number | string; n: number | string; unread: number | string | null }>`select x.id, x.k, x.n, x.unread from (
       select w.id, row_number() over (order by w.received_at desc, w.id desc) as k, count(*) over () as n, sum(case when w.r = 1 then 0 else 1 end) over () as unread
-        from (${windowOf(q, joined)}) as w
+        from (${windowOf(ctx, q, joined)}) as w
     ) as x where x.k = 1 or (x.k > ${start} and x.k <= ${start + limit}) order by x.k`.execute(ctx.db);
   const ids = rows.filter((r) => Number(r.k) > start).map((r) => r.id);
   return { n: Number(rows[0]?.n ?? 0), unread: Number(rows[0]?.unread ?? 0), ids };
@@ -101,7 +100,7 @@ export async function listMessages(ctx: AppContext, server: MailpitServer, p: Pa
   const out = await limitedRead(ctx, p.signal, async (ctx) => {
     const planned = terms?.length ? await planTerms(ctx, server, terms) : undefined;
     const kept = server.sandbox ? inboxFigures(ctx, server) : null;
-    const all = kept ? kept.then((f) => ({ n: f.total, unread: f.unread })) : counted(ctx, scope(ctx, server), false);
+    const all = kept ? kept.then((f) => ({ n: f.total, unread: f.unread })) : joiningStatePerPartition(ctx, false, () => counted(ctx, scope(ctx, server), false));
     const found = searching ? scope(ctx, server, terms ?? [], p.before, planned) : null;
     const search = found ? searched(ctx, found, needsState(terms ?? []), p) : null;
     const [inbox, matched, tags, messages] = await Promise.all([

@@ -10,7 +10,7 @@ import { containsInsensitive, tagEquals } from './util.js';
 import { jsonFieldEquals } from './json-fields.js';
 import { foldedTagEquals } from './tag-folded.js';
 import { filtersMessagesByIdList, readsRowsSkippedByOffset } from './planner.js';
-import { rareTrigramQuery, rarestTrigrams, samplePartition, wordTrigramsOf } from './text-index.js';
+import { CAP_LARGE_IN_A_DAY, CAP_SMALL, rareTrigramQuery, rarestTrigrams, samplePartition, wordTrigramsOf } from './text-index.js';
 import { FOLDED_CONTAINS } from './text-functions.js';
 import { runTimeLimited, type TimeLimitOptions } from './time-limit.js';
 import { insertRows, insertRowsWith } from './raw-insert.js';
@@ -194,12 +194,27 @@ function postgresDialect(): SqlDialect {
       // Counted in one day's partition (text-index.ts, samplePartition): the caps then tell the trigrams rare
       // within a day, which the whole table's query, planned once, narrows by.
       const probed = (await samplePartition(db, table, Date.now())) ?? table;
+      // A probe's LIMIT makes a scan of the day's rows look cheaper to the planner than the GIN when its
+      // estimate of the OR over a message's six columns is high, and a rare trigram (what the first pass
+      // looks for) is then looked for in every row of the day: the scan is off for the first pass over
+      // messages. Elsewhere the planner's choice stands: for the two columns of a recipient it chose well
+      // (a scan finds a common trigram's first rows at once; the GIN builds a bitmap of all of them), and
+      // the second pass counts common trigrams, which a scan finds sooner too.
+      const steered = target.table === 'messages';
+      const planned = steered ? ((await sql<{ s: string }>`select current_setting('enable_seqscan') as s`.execute(db)).rows[0]?.s ?? 'on') : '';
+      let scans = planned;
+      const scanning = async (want: string) => {
+        if (want !== scans) await sql`select set_config('enable_seqscan', ${want}, true)`.execute(db);
+        scans = want;
+      };
       const count = async (t: string, cap: number) => {
+        await scanning(steered && cap <= CAP_SMALL ? 'off' : planned);
         const where = sandboxOnly ? sql`sandbox = 1 and ${has((c) => sql.ref(c), t)}` : has((c) => sql.ref(c), t);
         const { rows } = await sql<{ n: string }>`select count(*) as n from (select 1 from ${sql.table(probed)} where ${where} limit ${sql.lit(cap)}) as probe`.execute(db);
         return Number(rows[0]?.n ?? 0);
       };
-      const chosen = await rarestTrigrams(wordTrigramsOf(value), count);
+      const chosen = await rarestTrigrams(wordTrigramsOf(value), count, probed === table ? {} : { capLarge: CAP_LARGE_IN_A_DAY });
+      await scanning(planned);
       if (chosen === null) return { narrowing: null, check };
       return { narrowing: sql<SqlBool>`(${sql.join(chosen.map((t) => has(ref, t)), sql` and `)})`, check };
     },

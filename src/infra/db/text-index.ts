@@ -9,14 +9,20 @@
 // to a cap (a query that stops at the cap): cheap for any trigram, and enough to tell the rare ones.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import { listPartitionDays, partitionName } from './partitions.js';
+import { partitionName } from './partitions.js';
 
 /** Trigrams probed at most: spread over a long term, any subset is correct. */
 const MAX_PROBES = 24;
 /** First pass: a trigram under this many rows is rare enough to drive alone. */
-const CAP_SMALL = 256;
+export const CAP_SMALL = 256;
 /** Second pass, when no trigram is under CAP_SMALL: a trigram above this is too common to narrow anything. */
 const CAP_LARGE = 16_384;
+/**
+ * CAP_LARGE for a count in one day's partition (PostgreSQL, samplePartition): a common trigram is counted by
+ * matching that many rows' text (ILIKE folds each), so the cap is what such a probe costs; and a trigram in
+ * more of a day's rows than this narrows too little over every day for its index to be read first.
+ */
+export const CAP_LARGE_IN_A_DAY = 1024;
 /** Trigrams ANDed at most: each more one reads its doclist for less and less narrowing. */
 const MAX_CHOSEN = 3;
 
@@ -58,16 +64,22 @@ async function ranked(tris: string[], count: TrigramCount, cap: number): Promise
   return out.sort((a, b) => a.n - b.n);
 }
 
+export interface RarestOptions {
+  /** The second pass's cap (CAP_LARGE): CAP_LARGE_IN_A_DAY when the counts are of one day's partition. */
+  capLarge?: number;
+}
+
 /**
  * The rarest of these trigrams (at most MAX_CHOSEN), or null when every one is in CAP_LARGE rows or more:
  * reading the rows in order and checking them finds such a term sooner. A trigram no row has comes first,
  * and the query then matches nothing at once.
  */
-export async function rarestTrigrams(tris: string[], count: TrigramCount): Promise<string[] | null> {
+export async function rarestTrigrams(tris: string[], count: TrigramCount, o: RarestOptions = {}): Promise<string[] | null> {
   if (tris.length === 0) return null;
+  const capLarge = o.capLarge ?? CAP_LARGE;
   let r = await ranked(tris, count, CAP_SMALL);
-  if (r[0]!.n >= CAP_SMALL) r = await ranked(tris, count, CAP_LARGE);
-  const cap = r[0]!.n >= CAP_SMALL ? CAP_LARGE : CAP_SMALL;
+  if (r[0]!.n >= CAP_SMALL) r = await ranked(tris, count, capLarge);
+  const cap = r[0]!.n >= CAP_SMALL ? capLarge : CAP_SMALL;
   const chosen = r.filter((x) => x.n < cap).slice(0, MAX_CHOSEN);
   return chosen.length === 0 ? null : chosen.map((x) => x.t);
 }
@@ -93,13 +105,26 @@ const SAMPLE_ROWS = 1000;
 /**
  * PostgreSQL: the day partition of `table` that the probes count in, or null (no day partition with rows:
  * the whole table is counted). A probe over the partitioned table is planned over every partition, which
- * costs more than running it (40-130 ms against 1-5 ms at a million messages); the newest day with rows
- * (up to `now`) is a sample of what the term's trigrams are like, planned as one table.
+ * costs more than running it (40-130 ms against 1-5 ms at a million messages); a recent day is a sample of
+ * what the term's trigrams are like, planned as one table. Of the newest days (up to `now`), the fullest by
+ * the planner's statistics: the newest day is often a part of one (today's, so far), where every trigram
+ * stays under the caps and a word in every message would be taken for a rare one.
  */
 export async function samplePartition(db: Kysely<Database>, table: string, now: number): Promise<string | null> {
-  const days = [...((await listPartitionDays(db)).get(table) ?? [])].filter((d) => d <= now).sort((a, b) => b - a);
-  for (const day of days.slice(0, 3)) {
-    const name = partitionName(table, day);
+  // The table's day partitions with the planner's row estimate (reltuples: -1 before a first analyze, so
+  // such a day is tried after the others), in one look at the catalog.
+  const { rows: parts } = await sql<{ name: string; n: number | string }>`select c.relname as name, c.reltuples as n from pg_inherits i
+      join pg_class p on p.oid = i.inhparent join pg_class c on c.oid = i.inhrelid
+     where p.relnamespace = current_schema()::regnamespace and p.relname = ${table}`.execute(db);
+  const days = parts
+    .map((r) => ({ name: r.name, n: Number(r.n), m: /_p(\d{4})(\d{2})(\d{2})$/.exec(r.name) }))
+    .filter((r) => r.m !== null)
+    .map((r) => ({ name: r.name, n: r.n, day: Date.UTC(Number(r.m![1]), Number(r.m![2]) - 1, Number(r.m![3])) }))
+    .filter((r) => r.day <= now && r.name === partitionName(table, r.day))
+    .sort((a, b) => b.day - a.day)
+    .slice(0, 3);
+  const ordered = days.map((d, i) => ({ ...d, i })).sort((a, b) => b.n - a.n || a.i - b.i);
+  for (const { name } of ordered) {
     const { rows } = await sql<{ n: string }>`select count(*) as n from (select 1 from ${sql.table(name)} limit ${sql.lit(SAMPLE_ROWS)}) as s`.execute(db);
     if (Number(rows[0]?.n ?? 0) >= SAMPLE_ROWS) return name;
   }
