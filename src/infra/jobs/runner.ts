@@ -159,7 +159,9 @@ export class JobRunner {
       const n = await this.loop.round(true);
       await Promise.allSettled([...this.running]);
       total += n;
-      if (n === 0) break;
+      // A job handed over by a commit while the round's jobs ran (a bulk page's deliveries, stored leased to
+      // this runner) is in flight, not claimed: idle only when nothing was claimed and nothing runs.
+      if (n === 0 && this.running.size === 0) break;
     }
     return total;
   }
