@@ -2,7 +2,7 @@
 // downloaded prebuild before it downloads: with no route to GitHub here, every `npm ci` otherwise compiles
 // SQLite from source (about a minute of both CPUs). The cache entry is named by prebuild-install's own
 // download URL, which carries the package version, the Node ABI, the platform, libc and the architecture, so
-// a different Node or version of the package never reads it. Run after `npm ci` (.ci/run, scripts/setup.sh).
+// a different Node or version of the package never reads it. Run after `npm ci` (.ci/run).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -108,7 +108,7 @@ export async function createTestDatabase(o: TestDatabaseOptions = {}): Promise<T
       } finally {
         await admin.end();
       }
-      if (o.migrated) await noteFresh(TEST_PG_URL, database);
+      if (o.migrated) await noteFresh(pgUrlOf(database));
     }
     let dropped = false;
     return {
@@ -119,7 +119,7 @@ export async function createTestDatabase(o: TestDatabaseOptions = {}): Promise<T
         // Once: a database given back twice would be handed to two services.
         if (dropped) return;
         dropped = true;
-        if (o.migrated && (await giveBack(TEST_PG_URL, database))) return;
+        if (o.migrated && (await giveBack(pgUrlOf(database), database, TEST_PG_URL))) return;
         const c = new pg.Client({ connectionString: TEST_PG_URL });
         await c.connect();
         // FORCE: a child process killed by the test may leave a connection the server has not yet closed.

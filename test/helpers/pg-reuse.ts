@@ -30,16 +30,10 @@ let exitHook = false;
 
 export const reusableName = (suffix: string) => `t_${process.pid}_${suffix}`;
 
-function urlOf(base: string, database: string): string {
-  const u = new URL(base);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-/** The fingerprint of a fresh copy, taken once per process from the first database it makes. */
-export async function noteFresh(baseUrl: string, database: string): Promise<void> {
+/** The fingerprint of a fresh copy (at `url`), taken once per process from the first database it makes. */
+export async function noteFresh(url: string): Promise<void> {
   if (baseline !== null) return;
-  const c = new pg.Client({ connectionString: urlOf(baseUrl, database) });
+  const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
     baseline = (await c.query(FINGERPRINT)).rows[0].fp;
@@ -52,12 +46,13 @@ export async function noteFresh(baseUrl: string, database: string): Promise<void
 export const takeSpare = (): string | undefined => spares.pop();
 
 /**
- * Empties `database` for the next service of this process; false when it cannot be (it differs from the
- * template in more than rows, or emptying failed): the caller drops it.
+ * Empties `database` (at `url`) for the next service of this process; false when it cannot be (it differs
+ * from the template in more than rows, or emptying failed): the caller drops it. `adminUrl`: where the spare
+ * databases are dropped from when the process ends.
  */
-export async function giveBack(baseUrl: string, database: string): Promise<boolean> {
+export async function giveBack(url: string, database: string, adminUrl: string): Promise<boolean> {
   if (baseline === null) return false;
-  const c = new pg.Client({ connectionString: urlOf(baseUrl, database) });
+  const c = new pg.Client({ connectionString: url });
   try {
     await c.connect();
   } catch {
@@ -83,7 +78,7 @@ export async function giveBack(baseUrl: string, database: string): Promise<boole
     if (seqs.length) await c.query(seqs.map((s) => `alter sequence ${pg.escapeIdentifier(s.schemaname)}.${pg.escapeIdentifier(s.sequencename)} restart`).join('; '));
     await c.query(`delete from pg_statistic where starelid in (select oid from pg_class where relnamespace = 'public'::regnamespace); select pg_stat_reset()`);
     spares.push(database);
-    dropSparesAtExit(baseUrl);
+    dropSparesAtExit(adminUrl);
     return true;
   } catch {
     return false;
@@ -93,18 +88,18 @@ export async function giveBack(baseUrl: string, database: string): Promise<boole
 }
 
 /** When the process has nothing left to do, its spare databases are dropped (the drop keeps it alive). */
-function dropSparesAtExit(baseUrl: string): void {
+function dropSparesAtExit(adminUrl: string): void {
   if (exitHook) return;
   exitHook = true;
   process.on('beforeExit', () => {
     if (!spares.length) return;
     const names = spares.splice(0);
-    void dropAll(baseUrl, names);
+    void dropAll(adminUrl, names);
   });
 }
 
-async function dropAll(baseUrl: string, names: string[]): Promise<void> {
-  const c = new pg.Client({ connectionString: baseUrl });
+async function dropAll(adminUrl: string, names: string[]): Promise<void> {
+  const c = new pg.Client({ connectionString: adminUrl });
   try {
     await c.connect();
     for (const n of names) await c.query(`drop database if exists ${pg.escapeIdentifier(n)} with (force)`);

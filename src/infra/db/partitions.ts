@@ -45,18 +45,40 @@ export function idBound(ms: number): string {
 
 export const partitionName = (table: string, day: number) => `${table}_p${new Date(day).toISOString().slice(0, 10).replace(/-/g, '')}`;
 
+/** A day partition's day (UTC midnight, ms), read from its name (partitionName); null for any other table. */
+export function partitionDay(name: string): number | null {
+  const m = /_p(\d{4})(\d{2})(\d{2})$/.exec(name);
+  return m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : null;
+}
+
+export interface DayPartition {
+  parent: string;
+  name: string;
+  day: number;
+  /** The planner's row estimate (pg_class.reltuples): -1 before the partition's first analyze. */
+  rows: number;
+}
+
+/** The day partitions of the current schema's partitioned tables (of `table` only, when named); PostgreSQL. */
+export async function dayPartitions(db: Kysely<any>, table?: string): Promise<DayPartition[]> {
+  const r = await sql<{ parent: string; child: string; rows: number | string }>`
+    select p.relname as parent, c.relname as child, c.reltuples as rows from pg_inherits i
+      join pg_class p on p.oid = i.inhparent join pg_class c on c.oid = i.inhrelid
+     where p.relnamespace = current_schema()::regnamespace and p.relkind = 'p'
+       ${table === undefined ? sql`` : sql`and p.relname = ${table}`}`.execute(db);
+  const out: DayPartition[] = [];
+  for (const row of r.rows) {
+    const day = partitionDay(row.child);
+    if (day !== null && row.child === partitionName(row.parent, day)) out.push({ parent: row.parent, name: row.child, day, rows: Number(row.rows) });
+  }
+  return out;
+}
+
 /** The days (UTC midnight, ms) that have a partition, per table, read from the catalog of the current schema. */
 export async function listPartitionDays(db: Kysely<any>): Promise<Map<string, Set<number>>> {
   const out = new Map<string, Set<number>>(PARTITIONED_TABLES.map((t) => [t.name, new Set<number>()]));
   if (dialectOf(db) !== 'postgres') return out;
-  const r = await sql<{ parent: string; child: string }>`
-    select p.relname as parent, c.relname as child from pg_inherits i
-      join pg_class p on p.oid = i.inhparent join pg_class c on c.oid = i.inhrelid
-     where p.relnamespace = current_schema()::regnamespace and p.relkind = 'p'`.execute(db);
-  for (const row of r.rows) {
-    const m = /_p(\d{4})(\d{2})(\d{2})$/.exec(row.child);
-    if (m && out.has(row.parent)) out.get(row.parent)!.add(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  }
+  for (const p of await dayPartitions(db)) out.get(p.parent)?.add(p.day);
   return out;
 }
 

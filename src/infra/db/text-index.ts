@@ -9,7 +9,7 @@
 // to a cap (a query that stops at the cap): cheap for any trigram, and enough to tell the rare ones.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import { partitionName } from './partitions.js';
+import { dayPartitions } from './partitions.js';
 
 /** Trigrams probed at most: spread over a long term, any subset is correct. */
 const MAX_PROBES = 24;
@@ -111,20 +111,13 @@ const SAMPLE_ROWS = 1000;
  * stays under the caps and a word in every message would be taken for a rare one.
  */
 export async function samplePartition(db: Kysely<Database>, table: string, now: number): Promise<string | null> {
-  // The table's day partitions with the planner's row estimate (reltuples: -1 before a first analyze, so
-  // such a day is tried after the others), in one look at the catalog.
-  const { rows: parts } = await sql<{ name: string; n: number | string }>`select c.relname as name, c.reltuples as n from pg_inherits i
-      join pg_class p on p.oid = i.inhparent join pg_class c on c.oid = i.inhrelid
-     where p.relnamespace = current_schema()::regnamespace and p.relname = ${table}`.execute(db);
-  const days = parts
-    .map((r) => ({ name: r.name, n: Number(r.n), m: /_p(\d{4})(\d{2})(\d{2})$/.exec(r.name) }))
-    .filter((r) => r.m !== null)
-    .map((r) => ({ name: r.name, n: r.n, day: Date.UTC(Number(r.m![1]), Number(r.m![2]) - 1, Number(r.m![3])) }))
-    .filter((r) => r.day <= now && r.name === partitionName(table, r.day))
+  // The planner's row estimate is -1 before a first analyze, so such a day is tried after the others.
+  const days = (await dayPartitions(db, table))
+    .filter((p) => p.day <= now)
     .sort((a, b) => b.day - a.day)
     .slice(0, 3);
-  const ordered = days.map((d, i) => ({ ...d, i })).sort((a, b) => b.n - a.n || a.i - b.i);
-  for (const { name } of ordered) {
+  // The fullest first; among equals the newest (the sort is stable).
+  for (const { name } of days.sort((a, b) => b.rows - a.rows)) {
     const { rows } = await sql<{ n: string }>`select count(*) as n from (select 1 from ${sql.table(name)} limit ${sql.lit(SAMPLE_ROWS)}) as s`.execute(db);
     if (Number(rows[0]?.n ?? 0) >= SAMPLE_ROWS) return name;
   }
