@@ -10,7 +10,6 @@
 // top level (node:test's root hooks would then also run around the other files' tests).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 
 const OWN_PROCESS = [/process\.(cpuUsage|memoryUsage|resourceUsage|umask)\b/, /^(before|after|beforeEach|afterEach)\(/m];
 
@@ -45,8 +44,9 @@ export function groupEntries(dir, name, groups) {
     const entry = join(dir, `${name}-${i + 1}.test.js`);
     const lines = [`import { test } from 'node:test';`, `// ${files.length} test files in one process (scripts/test-groups.mjs)`];
     for (const f of files) {
-      const url = JSON.stringify(pathToFileURL(f).href);
-      lines.push(`try { await import(${url}); } catch (err) { test(${JSON.stringify(`loading ${f}`)}, () => { throw err; }); }`);
+      // A path, not a file: URL, so that scripts/test-bundle.mjs can follow it into the file.
+      const path = JSON.stringify(f);
+      lines.push(`try { await import(${path}); } catch (err) { test(${JSON.stringify(`loading ${f}`)}, () => { throw err; }); }`);
     }
     writeFileSync(entry, `${lines.join('\n')}\n`);
     return { entry, files };

@@ -44,6 +44,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import pg from 'pg';
 import { buildTests } from './test-build.mjs';
+import { bundler } from './test-bundle.mjs';
 import { groupEntries, groupFiles } from './test-groups.mjs';
 
 const TIERS = ['unit', 'integration', 'compat', 'slow', 'perf'];
@@ -226,11 +227,15 @@ function report(label, times, wallMs, cpu0, cpu1, load, filesOf, tree) {
 /** Runs files under `node --test`, `parts` in their order ([files, groupSize]: the files of a part with a
  * groupSize above 1 run that many to a process); resolves with the counts of their TAP report, the per-file
  * times, and the processes that hit the timeout. */
-function runFiles(label, parts, dialect, concurrency, timing, processTimeoutS, untimedOnly) {
+async function runFiles(label, parts, dialect, concurrency, timing, processTimeoutS, untimedOnly) {
   const stamp = `${process.pid}-${Date.now()}`;
   // Several files to a process only from the transpiled mirror (its folder holds the groups' files).
   const grouped = parts.flatMap(([files, size]) => (build ? groupFiles(files, size) : files.map((f) => [f])));
   const groups = build ? groupEntries(join(build.dir, '.test-groups'), stamp, grouped.map((g) => g.map(build.file))) : grouped.map(([f]) => ({ entry: f, files: [f] }));
+  if (build && bundled) {
+    const bundles = await bundled(groups.map((g) => g.entry));
+    for (const g of groups) g.entry = bundles.get(g.entry);
+  }
   const filesOf = new Map(groups.map((g) => [g.entry, g.files]));
   const tap = join(tmpdir(), `mailroom-tap-${stamp}.txt`);
   const timesFile = join(tmpdir(), `mailroom-times-${stamp}.jsonl`);
@@ -322,6 +327,8 @@ const timings = [];
 let exitCode = 0;
 const build = process.env.MAILROOM_TEST_TSX === '1' ? null : await buildTests(root);
 if (build) process.on('exit', build.remove);
+// Each test process's entry bundled with what it imports (test-bundle.mjs), unless MAILROOM_TEST_BUNDLE=0.
+const bundled = build && process.env.MAILROOM_TEST_BUNDLE !== '0' ? bundler(root, build.dir) : null;
 const concurrency = Number(process.env.MAILROOM_TEST_CONCURRENCY ?? 4);
 // Files a process runs, one after another (test-groups.mjs), of the tiers of many short files; the compat and
 // slow tiers' files are few and long, and the perf tier's run alone.

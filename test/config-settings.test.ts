@@ -63,6 +63,9 @@ describe('settings declared once', () => {
     // The table joins the area files by spreading them, where a name declared twice would be taken silently
     // and an area file left out would be unknown names at start.
     const folder = new URL('../src/infra/settings/', import.meta.url);
+    // The table imported the way the area files are (by URL, at run time), so that both come from one module
+    // graph even where the test runs bundled (scripts/test-bundle.mjs) and its static imports are copies.
+    const { SETTINGS, SETTING_NAMES } = (await import(new URL('../src/settings.js', import.meta.url).href)) as typeof import('../src/settings.js');
     let rows = 0;
     for (const file of readdirSync(folder).filter((f) => f.endsWith('.ts') && f !== 'setting.ts')) {
       const area = (await import(new URL(file.replace(/\.ts$/, '.js'), folder).href)) as Record<string, Record<string, Setting>>;

@@ -35,7 +35,8 @@ export async function examine(o: ExamineOptions, resolve: ResolveFn, raw: Buffer
   let warning: string | null = null;
   try {
     // Loaded on the first message, not at start (its DNS, DKIM and ARC modules are most of a slow start).
-    const { authenticate } = await import('mailauth');
+    // From the CommonJS module's default export, which a bundle keeps too (deliverability-check.ts).
+    const { authenticate } = (await import('mailauth')).default;
     const auth = await authenticate(raw, {
       ip: env.ip,
       helo: env.helo,

@@ -53,7 +53,9 @@ export async function deliverabilityCheck(ctx: AppContext, scope: MessageScope, 
   const fromDomain = emailDomain(m.from_email);
 
   // Loaded on the first check, not at start: mailauth and its validation library are a large part of it.
-  const { dkimVerify } = await import('mailauth/lib/dkim/verify.js');
+  // Taken from the CommonJS module's default export: a bundle (dist/cli.js) gives a dynamically imported
+  // CommonJS module only that one, where Node also lists its properties as named exports.
+  const { dkimVerify } = (await import('mailauth/lib/dkim/verify.js')).default;
   const verified = await dkimVerify(source, { resolver: (name: string, rr: string) => ctx.dns.resolve(name, rr as 'TXT') });
   const results = (verified.results ?? []) as Array<{ signingDomain?: string; selector?: string; status: { result: string; comment?: string; aligned?: string }; info?: string }>;
   const identities = source
