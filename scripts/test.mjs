@@ -25,6 +25,8 @@
 //   MAILROOM_TEST_DB=sqlite npm test           only one database (for the integration and slow tiers)
 //   MAILROOM_TEST_CONCURRENCY=2 npm test       test processes at once (default 4; the perf tier always 1)
 //   MAILROOM_TEST_TSX=1 npm test               under tsx, not from the transpiled copy (scripts/test-build.mjs)
+//   MAILROOM_TEST_BUNDLE=0 npm test            each process loads the copy's modules one by one, not a bundle
+//                                              of its entry (scripts/test-bundle.mjs)
 //   MAILROOM_TEST_FILES_PER_PROCESS=1 npm test  unit and integration files each in a process of its own
 //                                              (default 8 to a process, one after another: test-groups.mjs)
 //   MAILROOM_TEST_FILE_TIMEOUT=600 npm test    seconds a test process (a file or a group) may run before it is
