@@ -88,9 +88,13 @@ async function pageOf(ctx: AppContext, server: MailpitServer, ids: string[]) {
 async function searched(ctx: AppContext, server: MailpitServer, terms: Term[], found: (probed: boolean) => Ordered, p: Paging): Promise<{ n: number; unread: number; ids: string[] }> {
   const limit = Math.min(p.limit, MAX_LIMIT);
   const kept = p.before === undefined ? await keptSearchCount(ctx, server, terms, COUNT_WINDOW) : null;
-  // Only the page is walked: its messages' state probed one by one (filters.ts withState).
-  if (kept) return joiningStatePerPartition(ctx, false, async () => ({ ...kept, ids: await pageIds(found(true), p) }));
   const joined = needsState(terms);
+  if (kept) {
+    // Only the page is walked: within the window's reach its messages' state is probed one by one (filters.ts
+    // withState); a page past it walks more matches than a window, joined partition by partition as one.
+    const probed = p.start + limit <= COUNT_WINDOW;
+    return joiningStatePerPartition(ctx, joined && !probed, async () => ({ ...kept, ids: await pageIds(found(probed), p) }));
+  }
   const q = found(false);
   return joiningStatePerPartition(ctx, joined, async () => {
     // SQLite: the two statements stay apart, the one statement (a sort of the window) measured no faster
