@@ -9,6 +9,7 @@ import { sql, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kys
 import type { AppContext } from '../app-context.js';
 import type { MessageTextColumn, TextPlan } from '../../infra/db/sql-dialect.js';
 import type { Term } from './query.js';
+import { stateProbe } from './state-join.js';
 import { planTag, tagged, tagTerm } from './tag-term.js';
 
 // The builder mixes messages with the left-joined state; its typing is loosened, the columns are checked by tests.
@@ -208,12 +209,22 @@ function condition(ctx: Ctx, server: MailpitServer, t: Term, p: PlannedTerms | u
 export const needsState = (terms: Term[]) => terms.some((t) => (t.kind === 'flag' && t.flag !== 'attachment' && t.flag !== 'inline') || (t.kind === 'field' && t.field === 'tag'));
 
 /**
+ * messages with their state as `s`. `probed` (a page walked without its count window, listing.ts): on
+ * PostgreSQL each message's state is looked up as it is walked (stateProbe), planned in a fraction of the
+ * partition-by-partition join (state-join.ts), which pays for itself only over thousands of matches.
+ */
+function withState(ctx: Pick<AppContext, 'db' | 'database'>, probed: boolean) {
+  const m = ctx.db.selectFrom('messages');
+  return probed && ctx.database.sql.partitionedByDay ? m.leftJoinLateral(stateProbe(ctx), (j) => j.onTrue()) : m.leftJoin('mailpit_state as s', 's.message_id', 'messages.id');
+}
+
+/**
  * The server's messages: all of them on a Sandbox server, through the partial index of migration 0031
  * (`sandbox = 1` written as a literal so that SQLite proves the index applies); a Live server's while
  * MAILROOM_CAPTURE_DIR is set.
  */
-export function scope(ctx: Pick<AppContext, 'db' | 'database' | 'config'>, server: MailpitServer, terms: Term[] = [], before?: number, planned?: PlannedTerms): Query {
-  let q = (needsState(terms) ? ctx.db.selectFrom('messages').leftJoin('mailpit_state as s', 's.message_id', 'messages.id') : ctx.db.selectFrom('messages')) as unknown as Query;
+export function scope(ctx: Pick<AppContext, 'db' | 'database' | 'config'>, server: MailpitServer, terms: Term[] = [], before?: number, planned?: PlannedTerms, probed = false): Query {
+  let q = (needsState(terms) ? withState(ctx, probed) : ctx.db.selectFrom('messages')) as unknown as Query;
   const conds = terms.map((t) => ({ t, c: condition(ctx, server, t, planned) }));
   // A term answered from an index's few candidates drives: the server's time index is then not offered to
   // the planner (which, without statistics, prefers it for the order and would walk the whole inbox).

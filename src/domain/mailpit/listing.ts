@@ -11,7 +11,7 @@ import { limitedRead } from '../read-limit.js';
 import { needsState, planTerms, scope, type MailpitServer } from './filters.js';
 import type { Term } from './query.js';
 import { joiningStatePerPartition, stateOfWindow } from './state-join.js';
-import { compactIfDue, inboxFigures, type InboxFigures } from './counts.js';
+import { compactIfDue, inboxFigures, keptSearchCount, type InboxFigures } from './counts.js';
 import { allTags } from './tags.js';
 import { listItem, loadMessages } from './view.js';
 
@@ -80,9 +80,22 @@ async function pageOf(ctx: AppContext, server: MailpitServer, ids: string[]) {
   return (await loadMessages(ctx, server, ids, { list: true })).map((m) => listItem(ctx, m));
 }
 
-/** A search's count (COUNT_WINDOW) and page's ids: on PostgreSQL in one statement when the page lies within the window. */
-async function searched(ctx: AppContext, q: Ordered, joined: boolean, p: Paging): Promise<{ n: number; unread: number; ids: string[] }> {
+/**
+ * A search's count (COUNT_WINDOW) and page's ids: the count from the kept figures where they answer it
+ * (counts.ts keptSearchCount: then only the page is read), else on PostgreSQL in one statement with the page
+ * when the page lies within the window.
+ */
+async function searched(ctx: AppContext, server: MailpitServer, terms: Term[], found: (probed: boolean) => Ordered, p: Paging): Promise<{ n: number; unread: number; ids: string[] }> {
   const limit = Math.min(p.limit, MAX_LIMIT);
+  const kept = p.before === undefined ? await keptSearchCount(ctx, server, terms, COUNT_WINDOW) : null;
+  const joined = needsState(terms);
+  if (kept) {
+    // Only the page is walked: within the window's reach its messages' state is probed one by one (filters.ts
+    // withState); a page past it walks more matches than a window, joined partition by partition as one.
+    const probed = p.start + limit <= COUNT_WINDOW;
+    return joiningStatePerPartition(ctx, joined && !probed, async () => ({ ...kept, ids: await pageIds(found(probed), p) }));
+  }
+  const q = found(false);
   return joiningStatePerPartition(ctx, joined, async () => {
     // SQLite: the two statements stay apart, the one statement (a sort of the window) measured no faster
     // there, and its walk of a page is cheap (no partitions to plan).
@@ -101,8 +114,7 @@ export async function listMessages(ctx: AppContext, server: MailpitServer, p: Pa
     const planned = terms?.length ? await planTerms(ctx, server, terms) : undefined;
     const kept = server.sandbox ? inboxFigures(ctx, server) : null;
     const all = kept ? kept.then((f) => ({ n: f.total, unread: f.unread })) : joiningStatePerPartition(ctx, false, () => counted(ctx, scope(ctx, server), false));
-    const found = searching ? scope(ctx, server, terms ?? [], p.before, planned) : null;
-    const search = found ? searched(ctx, found, needsState(terms ?? []), p) : null;
+    const search = searching ? searched(ctx, server, terms ?? [], (probed) => scope(ctx, server, terms ?? [], p.before, planned, probed), p) : null;
     const [inbox, matched, tags, messages] = await Promise.all([
       all,
       search ?? all,

@@ -21,6 +21,24 @@ export function tagTerm(ctx: Pick<AppContext, 'database'>, tag: string): RawBuil
 }
 
 /**
+ * Up to `max` + 1 messages that have `tag` through the API (their state's list) while their own Tag is
+ * another. The states listing the tag are read first, alone: few (tags set through the API), and on
+ * PostgreSQL a scan of the state's day partitions is planned in ~2 ms where its join with messages' took
+ * ~20; their messages are then read by id, pruned to their days. Joined in one statement when the states are
+ * many.
+ */
+async function apiOnly(ctx: Ctx, serverId: number, tag: string, sandbox: RawBuilder<SqlBool>, max: number): Promise<Array<{ id: string }>> {
+  const listed = sql<SqlBool>`s.server_id = ${serverId} and s.tags is not null and ${ctx.database.sql.contains(sql.ref('s.tags'), JSON.stringify(tag))}`;
+  const notOwn = sql<SqlBool>`${sandbox} and lower(coalesce(messages.tag, '')) <> ${tag.toLowerCase()}`;
+  const { rows: states } = await sql<{ id: string }>`select s.message_id as id from mailpit_state s where ${listed} limit ${max + 1}`.execute(ctx.db);
+  if (states.length === 0) return [];
+  if (states.length <= max) {
+    return (await sql<{ id: string }>`select messages.id from messages where messages.id in (${sql.join(states.map((r) => r.id))}) and ${notOwn}`.execute(ctx.db)).rows;
+  }
+  return (await sql<{ id: string }>`select s.message_id as id from mailpit_state s join messages on messages.id = s.message_id where ${listed} and ${notOwn} limit ${max + 1}`.execute(ctx.db)).rows;
+}
+
+/**
  * How a (not negated, non-empty) tag: term is matched. 'indexed': no message of the server has the tag
  * through the API while its own Tag is another, so `tagTerm` is exact and the index drives the search. Else
  * the matching messages as ids when at most `max` (the Tag's from the index, the API's from theirs), or null:
@@ -29,9 +47,7 @@ export function tagTerm(ctx: Pick<AppContext, 'database'>, tag: string): RawBuil
 export async function planTag(ctx: Ctx, server: { id: number; sandbox: boolean }, tag: string, max: number): Promise<'indexed' | string[] | null> {
   const v = tag.toLowerCase();
   const sandbox = server.sandbox ? sql<SqlBool>`messages.sandbox = ${sql.lit(1)}` : sql<SqlBool>`1 = 1`;
-  const { rows: extra } = await sql<{ id: string }>`select s.message_id as id from mailpit_state s join messages on messages.id = s.message_id
-     where s.server_id = ${server.id} and s.tags is not null and ${ctx.database.sql.contains(sql.ref('s.tags'), JSON.stringify(tag))}
-       and ${sandbox} and lower(coalesce(messages.tag, '')) <> ${v} limit ${max + 1}`.execute(ctx.db);
+  const extra = await apiOnly(ctx, server.id, tag, sandbox, max);
   if (extra.length === 0) return 'indexed';
   if (extra.length > max) return null;
   const own = await ctx.db

@@ -1,4 +1,4 @@
-// The Mailpit inbox figures kept by migration 0038's triggers: read (a sum over a server's rows), compacted
+// The Mailpit inbox figures kept by the triggers of migrations 0038 and 0040: read (a sum over a server's rows), compacted
 // (PostgreSQL: each connection's own rows folded into slot 0; both: rows summing to nothing removed), and
 // subtracted for a day partition about to be dropped, which fires no trigger.
 import { sql, type Kysely } from 'kysely';
@@ -26,6 +26,17 @@ export async function readMailpitCounts(db: Kysely<any>, serverId: number): Prom
     } else if (Number(r.n) > 0) out.tags.push({ tag: r.tag, n: Number(r.n) });
   }
   return out;
+}
+
+/**
+ * How many of a server's messages carry `lowered` (a tag already lowercase, not empty) whatever its case,
+ * and how many of those are unread (migration 0040): a sum over the server's rows (primary key prefix).
+ * lower() is the one tag: reads through tagged() and foldedTagEquals(), so both fold the same characters.
+ */
+export async function readTagCounts(db: Kysely<any>, serverId: number, lowered: string): Promise<{ n: number; unread: number }> {
+  const { rows } = await sql<{ n: number | string | null; unread: number | string | null }>`
+    select sum(n) as n, sum(unread) as unread from mailpit_counts where server_id = ${serverId} and tag <> '' and lower(tag) = ${lowered}`.execute(db);
+  return { n: Number(rows[0]?.n ?? 0), unread: Number(rows[0]?.unread ?? 0) };
 }
 
 /** Whether the server's rows are enough more than its figures to fold them. */
@@ -69,9 +80,9 @@ export async function subtractDayPartition(trx: Kysely<any>, messagesPart: strin
     select server_id, tag, pg_backend_pid(), -sum(n), -sum(unread) from (
       select m.server_id, '' as tag, 1 as n, 1 - coalesce(s.read, 0) as unread from ${m} m left join ${state} s on s.message_id = m.id where m.sandbox = 1
       union all
-      select m.server_id, m.tag, 1, 0 from ${m} m left join ${state} s on s.message_id = m.id where m.sandbox = 1 and s.tags is null and coalesce(m.tag, '') <> ''
+      select m.server_id, m.tag, 1, 1 - coalesce(s.read, 0) from ${m} m left join ${state} s on s.message_id = m.id where m.sandbox = 1 and s.tags is null and coalesce(m.tag, '') <> ''
       union all
-      select m.server_id, j.t, 1, 0 from ${m} m join ${state} s on s.message_id = m.id cross join lateral json_array_elements_text(s.tags::json) as j(t) where m.sandbox = 1 and s.tags is not null and j.t <> ''
+      select m.server_id, j.t, 1, 1 - s.read from ${m} m join ${state} s on s.message_id = m.id cross join lateral json_array_elements_text(s.tags::json) as j(t) where m.sandbox = 1 and s.tags is not null and j.t <> ''
     ) x group by server_id, tag
     on conflict (server_id, tag, slot) do update set n = mailpit_counts.n + excluded.n, unread = mailpit_counts.unread + excluded.unread`.execute(trx);
 }

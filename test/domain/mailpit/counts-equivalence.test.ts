@@ -4,14 +4,15 @@
 // search), tags (set, rename, delete), deletes (one, many, by search, all), retention (rows; on PostgreSQL a
 // dropped day partition too), a compaction, and deleting the server. The fresh count is read here from the
 // tables themselves, as Mailpit defines the figures: a message's tags are its state's list when set, else
-// its Tag; unique whatever their case.
+// its Tag; unique whatever their case; per tag also its unread messages (migration 0040), which a search of
+// `tag:x is:unread` counts from (domain/mailpit/counts.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import nodemailer from 'nodemailer';
 import { inboxFigures } from '../../../src/domain/mailpit/counts.js';
 import { purgeExpired } from '../../../src/domain/retention/purge.js';
-import { compactMailpitCounts } from '../../../src/infra/db/mailpit-counts.js';
+import { compactMailpitCounts, readTagCounts } from '../../../src/infra/db/mailpit-counts.js';
 import { migrations } from '../../../src/infra/db/migrations/index.js';
 import { dayStart, dropPartitionsBefore } from '../../../src/infra/db/partitions.js';
 import { DAY_MS } from '../../../src/infra/time.js';
@@ -27,6 +28,8 @@ interface Fresh {
   total: number;
   unread: number;
   tags: Record<string, number>;
+  /** Per tag (lowercase), its unread messages (migration 0040). */
+  tagUnread: Record<string, number>;
 }
 
 describe('kept Mailpit figures equal a fresh count after every write path', () => {
@@ -55,18 +58,23 @@ describe('kept Mailpit figures equal a fresh count after every write path', () =
   const fresh = async (serverId: number): Promise<Fresh> => {
     const { rows } = await sql<{ tag: string | null; read: number | null; tags: string | null }>`
       select m.tag, s.read, s.tags from messages m left join mailpit_state s on s.message_id = m.id where m.server_id = ${serverId} and m.sandbox = 1`.execute(s.ctx.db);
-    const byKey = new Map<string, { name: string; n: number }>();
+    const byKey = new Map<string, { name: string; n: number; unread: number }>();
     for (const r of rows) {
       const list: string[] = r.tags !== null ? JSON.parse(r.tags) : r.tag ? [r.tag] : [];
       for (const t of list) {
-        const e = byKey.get(t.toLowerCase());
-        if (e) e.n++;
-        else byKey.set(t.toLowerCase(), { name: t, n: 1 });
+        const e = byKey.get(t.toLowerCase()) ?? { name: t, n: 0, unread: 0 };
+        byKey.set(t.toLowerCase(), e);
+        e.n++;
+        if (r.read !== 1) e.unread++;
       }
     }
     const tags: Record<string, number> = {};
-    for (const e of byKey.values()) tags[e.name.toLowerCase()] = e.n;
-    return { total: rows.length, unread: rows.filter((r) => r.read !== 1).length, tags };
+    const tagUnread: Record<string, number> = {};
+    for (const e of byKey.values()) {
+      tags[e.name.toLowerCase()] = e.n;
+      tagUnread[e.name.toLowerCase()] = e.unread;
+    }
+    return { total: rows.length, unread: rows.filter((r) => r.read !== 1).length, tags, tagUnread };
   };
 
   const check = async (step: string) => {
@@ -74,7 +82,15 @@ describe('kept Mailpit figures equal a fresh count after every write path', () =
       const want = await fresh(id);
       const kept = await inboxFigures(s.ctx, { id, accountId: 0, sandbox: true });
       const tags = Object.fromEntries([...kept.tags].map(([t, n]) => [t.toLowerCase(), n]));
-      assert.deepEqual({ total: kept.total, unread: kept.unread, tags }, want, `${step}: ${name}`);
+      // Each tag's unread as the search of `tag:x is:unread` reads it (readTagCounts), for every tag the rows name.
+      const { rows } = await sql<{ tag: string }>`select distinct lower(tag) as tag from mailpit_counts where server_id = ${id} and tag <> ''`.execute(s.ctx.db);
+      const tagUnread: Record<string, number> = {};
+      for (const t of new Set([...rows.map((r) => r.tag), ...Object.keys(want.tags)])) {
+        const c = await readTagCounts(s.ctx.db, id, t);
+        assert.equal(c.n, want.tags[t] ?? 0, `${step}: ${name}: tag ${t}`);
+        if (c.n !== 0 || c.unread !== 0) tagUnread[t] = c.unread;
+      }
+      assert.deepEqual({ total: kept.total, unread: kept.unread, tags, tagUnread }, want, `${step}: ${name}`);
     }
   };
 
@@ -139,6 +155,12 @@ describe('kept Mailpit figures equal a fresh count after every write path', () =
     await check('tag deleted');
     await mp('Inbox', 'PUT', 'tags', { IDs: [b], Tags: [] });
     await check('tags cleared');
+    // The read flag and the tags changed by one statement (both triggers' parts at once), and a state row
+    // deleted alone.
+    await sql`update mailpit_state set read = 1 - read, tags = ${'["Both","gamma"]'} where server_id = ${servers.Inbox!.id} and message_id <> ${b}`.execute(s.ctx.db);
+    await check('read flag and tags in one statement');
+    await sql`delete from mailpit_state where message_id = ${d}`.execute(s.ctx.db);
+    await check('a state row deleted');
     assert.equal((await fresh(servers.Inbox!.id)).tags.welcome, undefined, 'the last welcome gone');
 
     // The API's list and info read the same figures.
@@ -191,12 +213,12 @@ describe('kept Mailpit figures equal a fresh count after every write path', () =
     await check('server deleted');
   });
 
-  it('the migration fills the figures of a database that has messages, read flags and tags', async () => {
+  it('the migrations fill the figures of a database that has messages, read flags and tags', async () => {
     await mk('Backfill');
     const ids = await Promise.all(['x', 'X', 'y', '', 'z'].map((Tag) => send('Backfill', { Tag })));
     await mp('Backfill', 'PUT', 'messages', { IDs: ids.slice(0, 2), Read: true });
     await mp('Backfill', 'PUT', 'tags', { IDs: ids.slice(1, 4), Tags: ['x', 'w'] });
-    // The schema as before migration 0038, with these rows in it; then the migration.
+    // The schema as before migration 0038, with these rows in it; then 0038 and 0040.
     if (s.ctx.database.dialect === 'postgres') {
       await sql`drop table mailpit_counts`.execute(s.ctx.db);
       for (const f of ['messages_insert', 'messages_delete', 'message_update', 'state_insert', 'state_update', 'state_delete', 'server_delete']) {
@@ -204,11 +226,14 @@ describe('kept Mailpit figures equal a fresh count after every write path', () =
       }
     } else {
       const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'trigger' and name like 'mailpit_counts%'`.execute(s.ctx.db);
-      assert.equal(rows.length, 8);
+      assert.equal(rows.length, 7);
       for (const r of rows) await sql`drop trigger ${sql.id(r.name)}`.execute(s.ctx.db);
       await sql`drop table mailpit_counts`.execute(s.ctx.db);
     }
-    await s.ctx.db.transaction().execute((trx) => migrations['0038-mailpit-counts']!.up(trx, s.ctx.database.dialect));
+    await s.ctx.db.transaction().execute(async (trx) => {
+      await migrations['0038-mailpit-counts']!.up(trx, s.ctx.database.dialect);
+      await migrations['0040-mailpit-tag-unread']!.up(trx, s.ctx.database.dialect);
+    });
     await check('backfilled');
     assert.equal((await fresh(servers.Backfill!.id)).total, 5);
     // And kept from there on.

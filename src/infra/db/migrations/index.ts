@@ -37,6 +37,7 @@ import * as m0035 from './0035-sandbox-any-from.js';
 import * as m0037 from './0037-message-size.js';
 import * as m0038 from './0038-mailpit-counts.js';
 import * as m0039 from './0039-metadata-index.js';
+import * as m0040 from './0040-mailpit-tag-unread.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -75,4 +76,5 @@ export const migrations: Record<string, Migration> = {
   '0037-message-size': m0037,
   '0038-mailpit-counts': m0038,
   '0039-metadata-index': m0039,
+  '0040-mailpit-tag-unread': m0040,
 };
