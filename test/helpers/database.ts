@@ -27,6 +27,10 @@ export interface TestDatabase {
 export interface TestDatabaseOptions {
   /** Copied from the migrated template (default: empty, for the tests of migrating itself). */
   migrated?: boolean;
+  /** PostgreSQL: a fresh copy, never a reused one. Emptying keeps what the planner read off the tables'
+   * files and pg_class (their pages, the row counts an ANALYZE left), so a test of plans on a database that
+   * was never analyzed needs one that never held rows. */
+  pristine?: boolean;
 }
 
 const DB_SOURCE = new URL('../../src/infra/db/', import.meta.url);
@@ -94,7 +98,7 @@ async function sqliteTemplate(): Promise<string> {
 export async function createTestDatabase(o: TestDatabaseOptions = {}): Promise<TestDatabase> {
   if (TEST_DIALECT === 'postgres') {
     // A migrated database is the process's spare one when it has one (pg-reuse.ts): emptied, not copied.
-    const spare = o.migrated ? takeSpare() : undefined;
+    const spare = o.migrated && !o.pristine ? takeSpare() : undefined;
     const database = spare ?? (o.migrated ? reusableName(randomBytes(6).toString('hex')) : `t_${randomBytes(6).toString('hex')}`);
     if (!spare) {
       const admin = new pg.Client({ connectionString: TEST_PG_URL });

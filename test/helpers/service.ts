@@ -61,10 +61,12 @@ export interface ServiceOptions {
   /** Config fields set over what loadConfig reads from `env`: the fixed ports (mxPort 25, mtaStsPort 443)
    * that delivery tests point at loopback servers are not settings, so they come in here. */
   config?: Partial<Config>;
+  /** A test database that never held rows (database.ts, `pristine`). */
+  pristineDatabase?: boolean;
 }
 
 export async function startService(o: ServiceOptions = {}): Promise<TestService> {
-  const tdb = await createTestDatabase({ migrated: true });
+  const tdb = await createTestDatabase({ migrated: true, pristine: o.pristineDatabase });
   const config: Config = {
     ...loadConfig({
       MAILROOM_DATABASE_URL: tdb.url,
