@@ -10,7 +10,7 @@ import { containsInsensitive, tagEquals } from './util.js';
 import { jsonFieldEquals } from './json-fields.js';
 import { foldedTagEquals } from './tag-folded.js';
 import { filtersMessagesByIdList, readsRowsSkippedByOffset } from './planner.js';
-import { CAP_LARGE_IN_A_DAY, CAP_SMALL, rareTrigramQuery, rarestTrigrams, samplePartition, wordTrigramsOf } from './text-index.js';
+import { CAP_LARGE_IN_A_DAY, rareTrigramQuery, rarestTrigrams, samplePartition, trigramCaps, wordTrigramsOf } from './text-index.js';
 import { FOLDED_CONTAINS } from './text-functions.js';
 import { runTimeLimited, type TimeLimitOptions } from './time-limit.js';
 import { insertRows, insertRowsWith } from './raw-insert.js';
@@ -208,7 +208,7 @@ function postgresDialect(): SqlDialect {
         scans = want;
       };
       const count = async (t: string, cap: number) => {
-        await scanning(steered && cap <= CAP_SMALL ? 'off' : planned);
+        await scanning(steered && cap <= trigramCaps.small ? 'off' : planned);
         const where = sandboxOnly ? sql`sandbox = 1 and ${has((c) => sql.ref(c), t)}` : has((c) => sql.ref(c), t);
         const { rows } = await sql<{ n: string }>`select count(*) as n from (select 1 from ${sql.table(probed)} where ${where} limit ${sql.lit(cap)}) as probe`.execute(db);
         return Number(rows[0]?.n ?? 0);
