@@ -49,7 +49,7 @@ export function bundler(root, dir) {
 
 /** Bundles each entry (a .js file of the mirror `dir`) into `outDir`; resolves with a map from each entry to
  * its bundle. `root` is the checkout (for its package.json and esbuild). */
-export async function bundleEntries(root, dir, outDir, entries) {
+async function bundleEntries(root, dir, outDir, entries) {
   const esbuild = createRequire(createRequire(join(root, 'package.json')).resolve('tsx/package.json'))('esbuild');
   const mirrored = `${dir}/`;
   const moduleUrls = {
@@ -58,7 +58,7 @@ export async function bundleEntries(root, dir, outDir, entries) {
       b.onLoad({ filter: /\.js$/ }, async (args) => {
         if (!args.path.startsWith(mirrored) || args.path.includes('/node_modules/')) return undefined;
         const text = await readFile(args.path, 'utf8');
-        if (!text.includes('import.meta')) return { contents: text, loader: 'js' };
+        if (!text.includes('import.meta.url')) return { contents: text, loader: 'js' };
         const url = JSON.stringify(pathToFileURL(args.path).href);
         return { contents: text.replaceAll('import.meta.url', url), loader: 'js' };
       });

@@ -234,7 +234,7 @@ async function runFiles(label, parts, dialect, concurrency, timing, processTimeo
   // Several files to a process only from the transpiled mirror (its folder holds the groups' files).
   const grouped = parts.flatMap(([files, size]) => (build ? groupFiles(files, size) : files.map((f) => [f])));
   const groups = build ? groupEntries(join(build.dir, '.test-groups'), stamp, grouped.map((g) => g.map(build.file))) : grouped.map(([f]) => ({ entry: f, files: [f] }));
-  if (build && bundled) {
+  if (bundled) {
     const bundles = await bundled(groups.map((g) => g.entry));
     for (const g of groups) g.entry = bundles.get(g.entry);
   }
